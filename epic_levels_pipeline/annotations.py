@@ -1,0 +1,741 @@
+"""Reading and validating the public annotation files into typed tables (times in seconds).
+
+Every file kind the project reads is registered in :data:`FILE_KINDS` by file name, so that
+``epic-levels validate`` and the ingestion assets apply the same rules. Validation works on whole columns
+(pandas), not row by row, and reports *every* problem as a :class:`~epic_levels_pipeline.errors.Problem`
+naming file, row and column.
+
+Decisions worth knowing:
+
+- A row whose span has zero length (start == stop) is **dropped and counted** (reason ``zero-length
+  span``); HD-EPIC activities have three such rows.
+- A row that ends before it starts is an **error**, except for the upstream rows listed in
+  ``known_errata.csv`` (four HD-EPIC activities), which are dropped with the erratum's reason. A new
+  inverted row anywhere is an error.
+- HD-EPIC activity ``end_time`` may be the word ``end``: the span runs to the end of the video, whose
+  duration comes from the ``videos`` table (HD-EPIC's ``HD_EPIC_YouTube_URLs.csv``). If the duration is
+  unknown the row is kept with ``stop_s`` = +inf and flagged ``stop_is_video_end``.
+- EPIC-KITCHENS-100 narrations with an empty ``narration`` (train rows whose labels are not published)
+  are kept with ``labelled = False``: they are real moments whose content is unknown.
+- EPIC-SOUNDS rows without ``class`` (the not-categorised file) are sounds of unknown class
+  (``sound_class`` null, ``categorised = False``).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+from .errors import AnnotationError, Problem
+
+# ----------------------------------------------------------------------------------------------------
+# Canonical tables
+# ----------------------------------------------------------------------------------------------------
+
+SOUND_COLUMNS = [
+    "annotation_id", "participant_id", "video_id", "start_s", "stop_s", "description", "sound_class",
+    "class_id", "categorised", "source_file", "source_row",
+]
+NARRATION_COLUMNS = [
+    "narration_id", "participant_id", "video_id", "start_s", "stop_s", "narration", "verb", "verb_class",
+    "noun", "noun_class", "all_nouns", "all_noun_classes", "labelled", "label_source", "source_file",
+    "source_row",
+]
+ACTIVITY_COLUMNS = [
+    "activity_id", "participant_id", "video_id", "recipe_id", "label", "start_s", "stop_s",
+    "stop_is_video_end", "source_file", "source_row",
+]
+RECIPE_STEP_COLUMNS = [
+    "recipe_key", "recipe_name", "step_id", "step_text", "step_number", "video_id", "start_s", "stop_s",
+    "span_index", "source_file", "source_row",
+]
+OBJECT_TRACK_COLUMNS = [
+    "track_id", "association_id", "video_id", "raw_name", "object_name", "start_s", "stop_s", "n_masks",
+    "source_file", "source_row",
+]
+VOCABULARY_COLUMNS = ["vocabulary", "kind", "class_id", "key", "instances", "category", "source_file"]
+VIDEO_COLUMNS = ["video_id", "duration_s", "fps", "source_file"]
+
+TABLE_COLUMNS: dict[str, list[str]] = {
+    "sounds": SOUND_COLUMNS,
+    "narrations": NARRATION_COLUMNS,
+    "activities": ACTIVITY_COLUMNS,
+    "recipe_steps": RECIPE_STEP_COLUMNS,
+    "object_tracks": OBJECT_TRACK_COLUMNS,
+    "vocabulary": VOCABULARY_COLUMNS,
+    "videos": VIDEO_COLUMNS,
+}
+
+
+def empty_table(name: str) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="object") for c in TABLE_COLUMNS[name]})
+
+
+@dataclass
+class Loaded:
+    """One file read: its rows in the canonical table, and everything noticed on the way."""
+
+    kind: str
+    table: str
+    frame: pd.DataFrame
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def dropped(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "dropped"]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Small parsers (each owns one decision)
+# ----------------------------------------------------------------------------------------------------
+
+_TS = re.compile(r"^(\d{1,3}):([0-5]\d):([0-5]\d(?:\.\d+)?)$")
+
+
+def parse_timestamps(values: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """``HH:MM:SS.fff`` (EPIC-SOUNDS) or ``HH:mm:ss.SS`` (EPIC-KITCHENS-100) to seconds.
+
+    Returns (seconds, ok-mask). Minutes and seconds must be below 60; a sign, a missing field or any
+    other text is not a timestamp (``ok`` False, seconds NaN). Hours may have up to three digits.
+    """
+    parts = values.astype(str).str.strip().str.extract(_TS)
+    ok = parts[0].notna()
+    seconds = (
+        parts[0].astype(float) * 3600 + parts[1].astype(float) * 60 + parts[2].astype(float)
+    ).where(ok)
+    return seconds, ok
+
+
+def parse_seconds(values: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Plain decimal seconds (HD-EPIC). Returns (seconds, ok-mask); ``inf``/``nan`` text is not ok."""
+    num = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
+    ok = num.notna() & np.isfinite(num.fillna(0))
+    return num.where(ok), ok
+
+
+@lru_cache(maxsize=65536)
+def _literal_list(text: str) -> tuple:
+    value = ast.literal_eval(text)
+    if not isinstance(value, (list, tuple)):
+        raise ValueError("not a list")
+    return tuple(value)
+
+
+def parse_list_literal(text: str) -> list | None:
+    """``"['water', 'plate']"`` → ``['water', 'plate']``; ``""`` → ``[]``; anything else → None."""
+    text = (text or "").strip()
+    if not text:
+        return []
+    try:
+        return list(_literal_list(text))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+_INSTANCE_SUFFIX = re.compile(r"(?<=[a-z])\d+$")
+
+
+def normalise_object_name(raw: str) -> str:
+    """HD-EPIC object names carry instance suffixes: ``knife2`` → ``knife``, ``baking tray2`` → ``baking
+    tray``, ``muffin tray1`` → ``muffin tray``. Text with inner digits (``1 tablespoon``) is untouched;
+    case and spaces are normalised. The raw name is kept beside it for provenance."""
+    name = " ".join(str(raw).strip().lower().split())
+    return _INSTANCE_SUFFIX.sub("", name).strip()
+
+
+# ----------------------------------------------------------------------------------------------------
+# Reading a CSV into raw strings, with encoding / shape problems located
+# ----------------------------------------------------------------------------------------------------
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _read_text(path: Path, problems: list[Problem]) -> str | None:
+    name = _display(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        problems.append(Problem(name, 0, "-", f"cannot read file: {exc.strerror or exc}"))
+        return None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line_no = data[: exc.start].count(b"\n") + 1
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        column = "-"
+        header = data.split(b"\n", 1)[0].decode("utf-8", "replace").strip().split(",")
+        field_index = data[line_start : exc.start].count(b",")
+        if path.suffix == ".csv" and field_index < len(header):
+            column = header[field_index]
+        problems.append(
+            Problem(name, line_no, column,
+                    f"invalid UTF-8 byte 0x{data[exc.start]:02x} at byte {exc.start - line_start + 1} of the line;"
+                    " the file must be UTF-8")
+        )
+        return None
+    if not text.strip():
+        problems.append(Problem(name, 1, "-", "file is empty"))
+        return None
+    return text
+
+
+def read_csv_strings(path: Path, required: list[str], problems: list[Problem]) -> pd.DataFrame | None:
+    """The file's rows as strings (no type guessing), with ``_row`` = line number; None if unusable."""
+    name = _display(path)
+    text = _read_text(path, problems)
+    if text is None:
+        return None
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
+    except pd.errors.ParserError as exc:
+        match = re.search(r"line (\d+)", str(exc))
+        problems.append(Problem(name, int(match.group(1)) if match else 0, "-", f"malformed CSV: {exc}"))
+        return None
+    except pd.errors.EmptyDataError:
+        problems.append(Problem(name, 1, "-", "file is empty"))
+        return None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    missing = [c for c in required if c not in frame.columns]
+    for column in missing:
+        problems.append(Problem(name, 1, column, f"missing column '{column}' (header has: {', '.join(frame.columns)})"))
+    if missing:
+        return None
+    # Line numbers: header is line 1. Quoted fields with newlines would shift this; the sources have none.
+    frame["_row"] = np.arange(2, len(frame) + 2)
+    return frame
+
+
+def _flag(problems: list[Problem], name: str, frame: pd.DataFrame, mask: pd.Series, column: str,
+          message: Callable[[pd.Series], str] | str, severity: str = "error") -> None:
+    if not mask.any():
+        return
+    for _, row in frame.loc[mask].iterrows():
+        text = message(row) if callable(message) else message
+        problems.append(Problem(name, int(row["_row"]), column, text, severity))
+
+
+def _check_span(problems: list[Problem], name: str, frame: pd.DataFrame, start_col: str, stop_col: str,
+                start: pd.Series, stop: pd.Series, errata: Callable[[pd.Series], str | None] | None = None) -> pd.Series:
+    """Negative times and inverted spans are errors; zero-length spans are dropped. Returns keep-mask."""
+    keep = pd.Series(True, index=frame.index)
+    negative_start = start < 0
+    negative_stop = stop < 0
+    _flag(problems, name, frame, negative_start, start_col, lambda r: f"negative time {r[start_col]!r}")
+    _flag(problems, name, frame, negative_stop & ~negative_start, stop_col, lambda r: f"negative time {r[stop_col]!r}")
+    inverted = (stop < start) & ~negative_start & ~negative_stop
+    for idx in frame.index[inverted]:
+        row = frame.loc[idx]
+        reason = errata(row) if errata else None
+        if reason:
+            problems.append(Problem(name, int(row["_row"]), stop_col, f"known erratum: {reason}", "dropped"))
+        else:
+            problems.append(Problem(name, int(row["_row"]), stop_col,
+                                    f"stop {row[stop_col]!r} is before start {row[start_col]!r}"))
+    zero = stop == start
+    _flag(problems, name, frame, zero, stop_col,
+          lambda r: f"zero-length span ({r[start_col]} to {r[stop_col]}); row left out", "dropped")
+    keep &= ~(negative_start | negative_stop | inverted | zero)
+    return keep
+
+
+def _check_unique(problems: list[Problem], name: str, frame: pd.DataFrame, column: str) -> pd.Series:
+    dup = frame[column].duplicated(keep="first")
+    if dup.any():
+        first_rows = frame.groupby(column)["_row"].transform("min")
+        for idx in frame.index[dup]:
+            problems.append(Problem(name, int(frame.at[idx, "_row"]), column,
+                                    f"duplicate id {frame.at[idx, column]!r} (first at row {int(first_rows[idx])})"))
+    return ~dup
+
+
+def _check_nonempty(problems: list[Problem], name: str, frame: pd.DataFrame, columns: list[str]) -> pd.Series:
+    ok = pd.Series(True, index=frame.index)
+    for column in columns:
+        blank = frame[column].str.strip() == ""
+        _flag(problems, name, frame, blank, column, "empty value")
+        ok &= ~blank
+    return ok
+
+
+def _times(problems: list[Problem], name: str, frame: pd.DataFrame, column: str, parser) -> pd.Series:
+    seconds, ok = parser(frame[column])
+    expected = "HH:MM:SS.fff" if parser is parse_timestamps else "seconds"
+    _flag(problems, name, frame, ~ok, column, lambda r: f"unparsable time {r[column]!r} (expected {expected})")
+    return seconds
+
+
+# ----------------------------------------------------------------------------------------------------
+# File kinds
+# ----------------------------------------------------------------------------------------------------
+
+
+def _read_sounds(path: Path) -> Loaded:
+    problems: list[Problem] = []
+    name = _display(path)
+    categorised = "not_categorised" not in path.name
+    required = ["annotation_id", "participant_id", "video_id", "start_timestamp", "stop_timestamp", "description"]
+    if categorised:
+        required += ["class", "class_id"]
+    frame = read_csv_strings(path, required, problems)
+    if frame is None:
+        return Loaded("epic_sounds_segments", "sounds", empty_table("sounds"), problems)
+    ok = _check_nonempty(problems, name, frame, ["annotation_id", "video_id"])
+    ok &= _check_unique(problems, name, frame, "annotation_id")
+    start = _times(problems, name, frame, "start_timestamp", parse_timestamps)
+    stop = _times(problems, name, frame, "stop_timestamp", parse_timestamps)
+    ok &= start.notna() & stop.notna()
+    ok &= _check_span(problems, name, frame, "start_timestamp", "stop_timestamp", start, stop)
+    if categorised:
+        class_id = pd.to_numeric(frame["class_id"], errors="coerce")
+        bad_id = (frame["class"].str.strip() != "") & class_id.isna()
+        _flag(problems, name, frame, bad_id, "class_id", lambda r: f"class_id {r['class_id']!r} is not a number")
+        ok &= ~bad_id
+        sound_class = frame["class"].str.strip().replace("", None)
+    else:
+        class_id = pd.Series(np.nan, index=frame.index)
+        sound_class = pd.Series(None, index=frame.index, dtype="object")
+    out = pd.DataFrame({
+        "annotation_id": frame["annotation_id"].str.strip(),
+        "participant_id": frame["participant_id"].str.strip(),
+        "video_id": frame["video_id"].str.strip(),
+        "start_s": start, "stop_s": stop,
+        "description": frame["description"].str.strip(),
+        "sound_class": sound_class,
+        "class_id": class_id.astype("Int64"),
+        "categorised": sound_class.notna(),
+        "source_file": path.name,
+        "source_row": frame["_row"],
+    })
+    return Loaded("epic_sounds_segments", "sounds", out.loc[ok].reset_index(drop=True), problems)
+
+
+def _read_narrations(path: Path) -> Loaded:
+    problems: list[Problem] = []
+    name = _display(path)
+    required = ["narration_id", "participant_id", "video_id", "start_timestamp", "stop_timestamp",
+                "narration", "verb", "verb_class", "noun", "noun_class", "all_nouns", "all_noun_classes"]
+    frame = read_csv_strings(path, required, problems)
+    if frame is None:
+        return Loaded("epic_100_narrations", "narrations", empty_table("narrations"), problems)
+    ok = _check_nonempty(problems, name, frame, ["narration_id", "video_id"])
+    ok &= _check_unique(problems, name, frame, "narration_id")
+    start = _times(problems, name, frame, "start_timestamp", parse_timestamps)
+    stop = _times(problems, name, frame, "stop_timestamp", parse_timestamps)
+    ok &= start.notna() & stop.notna()
+    ok &= _check_span(problems, name, frame, "start_timestamp", "stop_timestamp", start, stop)
+    labelled = frame["narration"].str.strip() != ""
+    verb_class = pd.to_numeric(frame["verb_class"], errors="coerce")
+    noun_class = pd.to_numeric(frame["noun_class"], errors="coerce")
+    for column, parsed in (("verb_class", verb_class), ("noun_class", noun_class)):
+        bad = labelled & parsed.isna()
+        _flag(problems, name, frame, bad, column, lambda r, c=column: f"{c} {r[c]!r} is not a number")
+        ok &= ~bad
+    all_nouns = frame["all_nouns"].map(parse_list_literal)
+    all_classes = frame["all_noun_classes"].map(parse_list_literal)
+    for column, parsed in (("all_nouns", all_nouns), ("all_noun_classes", all_classes)):
+        bad = parsed.isna()
+        _flag(problems, name, frame, bad, column, lambda r, c=column: f"{c} {r[c]!r} is not a list literal")
+        ok &= ~bad
+    label_source = frame["label_source"] if "label_source" in frame.columns else pd.Series(f"{path.name} (official)", index=frame.index)
+    out = pd.DataFrame({
+        "narration_id": frame["narration_id"].str.strip(),
+        "participant_id": frame["participant_id"].str.strip(),
+        "video_id": frame["video_id"].str.strip(),
+        "start_s": start, "stop_s": stop,
+        "narration": frame["narration"].str.strip().where(labelled, None),
+        "verb": frame["verb"].str.strip().where(labelled, None),
+        "verb_class": verb_class.astype("Int64"),
+        "noun": frame["noun"].str.strip().where(labelled, None),
+        "noun_class": noun_class.astype("Int64"),
+        "all_nouns": all_nouns.map(lambda v: [str(x) for x in v] if v is not None else []),
+        "all_noun_classes": all_classes.map(lambda v: [int(x) for x in v] if v is not None else []),
+        "labelled": labelled,
+        "label_source": label_source,
+        "source_file": path.name,
+        "source_row": frame["_row"],
+    })
+    return Loaded("epic_100_narrations", "narrations", out.loc[ok].reset_index(drop=True), problems)
+
+
+@lru_cache(maxsize=1)
+def known_errata() -> dict[tuple, str]:
+    text = resources.files("epic_levels_pipeline").joinpath("known_errata.csv").read_text("utf-8")
+    table = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    return {
+        (r.kind, r.file_name, r.video_id, r.label, float(r.start), float(r.stop)): r.reason
+        for r in table.itertuples()
+    }
+
+
+def _read_activities(path: Path, durations: dict[str, float] | None = None) -> Loaded:
+    problems: list[Problem] = []
+    name = _display(path)
+    required = ["video_id", "recipe_id", "high_level_activity_label", "start_time", "end_time"]
+    frame = read_csv_strings(path, required, problems)
+    if frame is None:
+        return Loaded("hd_epic_activities", "activities", empty_table("activities"), problems)
+    ok = _check_nonempty(problems, name, frame, ["video_id"])
+    unlabelled = frame["high_level_activity_label"].str.strip() == ""
+    _flag(problems, name, frame, unlabelled, "high_level_activity_label", "activity span without a label; row left out", "dropped")
+    ok &= ~unlabelled
+    start = _times(problems, name, frame, "start_time", parse_seconds)
+    to_end = frame["end_time"].str.strip().str.lower() == "end"
+    stop_raw, stop_ok = parse_seconds(frame["end_time"].where(~to_end, "0"))
+    _flag(problems, name, frame, ~stop_ok & ~to_end, "end_time",
+          lambda r: f"unparsable time {r['end_time']!r} (expected seconds or 'end')")
+    durations = durations or {}
+    video_end = frame["video_id"].map(lambda v: durations.get(v.strip(), math.inf)).astype(float)
+    stop = stop_raw.where(~to_end, video_end)
+    ok &= start.notna() & stop.notna()
+    errata = known_errata()
+
+    def erratum(row: pd.Series) -> str | None:
+        return errata.get(("activities", path.name, row["video_id"].strip(), row["high_level_activity_label"].strip(),
+                           float(row["start_time"]), float(row["end_time"])))
+
+    ok &= _check_span(problems, name, frame, "start_time", "end_time", start, stop, erratum)
+    participant = frame["video_id"].str.extract(r"^(P\d+)")[0]
+    out = pd.DataFrame({
+        # HD-EPIC activity rows carry no id of their own: video, label start and stop identify a row.
+        "activity_id": frame["video_id"].str.strip() + "@" + frame["start_time"].str.strip() + "-" + frame["end_time"].str.strip(),
+        "participant_id": participant,
+        "video_id": frame["video_id"].str.strip(),
+        "recipe_id": frame["recipe_id"].str.strip().replace("", None),
+        "label": frame["high_level_activity_label"].str.strip(),
+        "start_s": start, "stop_s": stop,
+        "stop_is_video_end": to_end,
+        "source_file": path.name,
+        "source_row": frame["_row"],
+    })
+    kept = out.loc[ok].reset_index(drop=True)
+    return Loaded("hd_epic_activities", "activities", kept, problems)
+
+
+# --- JSON shapes (pydantic) ---------------------------------------------------------------------------
+
+
+class _Span(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    video: str
+    start: float
+    end: float
+
+
+class _Capture(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    videos: list[str]
+    step_times: dict[str, list[_Span]]
+
+
+class _Recipe(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    participant: str
+    name: str
+    steps: dict[str, str]
+    captures: list[_Capture]
+
+
+class _Track(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    track_id: str
+    time_segment: tuple[float, float]
+    masks: list[str] = []
+
+
+class _Association(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    tracks: list[_Track]
+
+
+_RECIPES = TypeAdapter(dict[str, _Recipe])
+_ASSOC = TypeAdapter(dict[str, dict[str, _Association]])
+
+
+def _read_json(path: Path, adapter: TypeAdapter, problems: list[Problem]):
+    name = _display(path)
+    text = _read_text(path, problems)
+    if text is None:
+        return None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problems.append(Problem(name, exc.lineno, f"char {exc.colno}", f"invalid JSON: {exc.msg}"))
+        return None
+    try:
+        return adapter.validate_python(raw)
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = [str(x) for x in err["loc"]]
+            row = "/".join(loc[:-1]) or "(top level)"
+            column = loc[-1] if loc else "-"
+            problems.append(Problem(name, row, column, f"wrong JSON shape: {err['msg']}"))
+        return None
+
+
+def _read_recipes(path: Path) -> Loaded:
+    problems: list[Problem] = []
+    name = _display(path)
+    recipes = _read_json(path, _RECIPES, problems)
+    if recipes is None:
+        return Loaded("hd_epic_recipes", "recipe_steps", empty_table("recipe_steps"), problems)
+    rows = []
+    for key, recipe in recipes.items():
+        step_numbers = {sid: i + 1 for i, sid in enumerate(sorted(recipe.steps))}
+        for c, capture in enumerate(recipe.captures):
+            for step_id, spans in capture.step_times.items():
+                where = f"{key}/captures/{c}/step_times/{step_id}"
+                if step_id not in recipe.steps:
+                    problems.append(Problem(name, where, "step_id", f"step {step_id!r} has times but no text in 'steps'"))
+                    continue
+                for i, span in enumerate(spans):
+                    loc = f"{where}/{i}"
+                    if span.start < 0 or span.end < 0:
+                        problems.append(Problem(name, loc, "start" if span.start < 0 else "end", "negative time"))
+                        continue
+                    if span.end < span.start:
+                        problems.append(Problem(name, loc, "end", f"end {span.end} is before start {span.start}"))
+                        continue
+                    if span.end == span.start:
+                        problems.append(Problem(name, loc, "end", "zero-length span; left out", "dropped"))
+                        continue
+                    rows.append((key, recipe.name, step_id, recipe.steps[step_id], step_numbers[step_id],
+                                 span.video, span.start, span.end, i, path.name, loc))
+    frame = pd.DataFrame(rows, columns=RECIPE_STEP_COLUMNS) if rows else empty_table("recipe_steps")
+    return Loaded("hd_epic_recipes", "recipe_steps", frame, problems)
+
+
+def _read_assoc(path: Path) -> Loaded:
+    problems: list[Problem] = []
+    name = _display(path)
+    data = _read_json(path, _ASSOC, problems)
+    if data is None:
+        return Loaded("hd_epic_object_tracks", "object_tracks", empty_table("object_tracks"), problems)
+    rows = []
+    seen: dict[str, str] = {}
+    for video_id, associations in data.items():
+        for association_id, assoc in associations.items():
+            for i, track in enumerate(assoc.tracks):
+                loc = f"{video_id}/{association_id}/tracks/{i}"
+                start, stop = track.time_segment
+                if start < 0 or stop < 0:
+                    problems.append(Problem(name, loc, "time_segment", "negative time"))
+                    continue
+                if stop < start:
+                    problems.append(Problem(name, loc, "time_segment", f"end {stop} is before start {start}"))
+                    continue
+                if track.track_id in seen:
+                    problems.append(Problem(name, loc, "track_id", f"duplicate id {track.track_id!r} (first at {seen[track.track_id]})"))
+                    continue
+                seen[track.track_id] = loc
+                if stop == start:
+                    problems.append(Problem(name, loc, "time_segment", "zero-length span; left out", "dropped"))
+                    continue
+                rows.append((track.track_id, association_id, video_id, assoc.name, normalise_object_name(assoc.name),
+                             start, stop, len(track.masks), path.name, loc))
+    frame = pd.DataFrame(rows, columns=OBJECT_TRACK_COLUMNS) if rows else empty_table("object_tracks")
+    return Loaded("hd_epic_object_tracks", "object_tracks", frame, problems)
+
+
+def _read_classes(path: Path) -> Loaded:
+    problems: list[Problem] = []
+    name = _display(path)
+    frame = read_csv_strings(path, ["id", "key", "instances", "category"], problems)
+    if frame is None:
+        return Loaded("class_vocabulary", "vocabulary", empty_table("vocabulary"), problems)
+    class_id = pd.to_numeric(frame["id"], errors="coerce")
+    ok = class_id.notna()
+    _flag(problems, name, frame, ~ok, "id", lambda r: f"id {r['id']!r} is not a number")
+    ok &= _check_unique(problems, name, frame, "id")
+    instances = frame["instances"].map(parse_list_literal)
+    bad = instances.isna()
+    _flag(problems, name, frame, bad, "instances", "instances is not a list literal")
+    ok &= ~bad
+    vocabulary = "hd_epic" if path.name.startswith("HD_EPIC") else "epic_100"
+    out = pd.DataFrame({
+        "vocabulary": vocabulary,
+        "kind": "noun" if "noun" in path.name else "verb",
+        "class_id": class_id.astype("Int64"),
+        "key": frame["key"].str.strip(),
+        "instances": instances.map(lambda v: [str(x) for x in v] if v is not None else []),
+        "category": frame["category"].str.strip(),
+        "source_file": path.name,
+    })
+    return Loaded("class_vocabulary", "vocabulary", out.loc[ok].reset_index(drop=True), problems)
+
+
+def _read_videos(path: Path) -> Loaded:
+    problems: list[Problem] = []
+    name = _display(path)
+    frame = read_csv_strings(path, ["video_id", "duration"], problems)
+    if frame is None:
+        return Loaded("video_info", "videos", empty_table("videos"), problems)
+    duration = pd.to_numeric(frame["duration"], errors="coerce")
+    bad = duration.isna() | (duration < 0)
+    _flag(problems, name, frame, bad, "duration", lambda r: f"duration {r['duration']!r} is not a non-negative number")
+    ok = ~bad & _check_unique(problems, name, frame, "video_id")
+    fps = pd.to_numeric(frame["fps"], errors="coerce") if "fps" in frame.columns else pd.Series(np.nan, index=frame.index)
+    out = pd.DataFrame({"video_id": frame["video_id"].str.strip(), "duration_s": duration, "fps": fps,
+                        "source_file": path.name})
+    return Loaded("video_info", "videos", out.loc[ok].reset_index(drop=True), problems)
+
+
+@dataclass(frozen=True)
+class FileKind:
+    name: str
+    table: str
+    pattern: str  # regular expression on the file name
+    reader: Callable[[Path], Loaded]
+    dataset: str
+
+
+FILE_KINDS: list[FileKind] = [
+    FileKind("epic_sounds_segments", "sounds", r"^EPIC_Sounds_(validation|train)\.csv$|^sound_events_not_categorised\.csv$", _read_sounds, "epic_sounds"),
+    FileKind("epic_100_narrations", "narrations", r"^EPIC_100_(validation|train)[A-Za-z0-9_]*\.csv$", _read_narrations, "epic_sounds"),
+    FileKind("hd_epic_activities", "activities", r"^P\d+_recipe_timestamps\.csv$", _read_activities, "hd_epic"),
+    FileKind("hd_epic_recipes", "recipe_steps", r"^complete_recipes\.json$", _read_recipes, "hd_epic"),
+    FileKind("hd_epic_object_tracks", "object_tracks", r"^assoc_info\.json$", _read_assoc, "hd_epic"),
+    FileKind("class_vocabulary", "vocabulary", r"^(EPIC_100|HD_EPIC)_(noun|verb)_classes\.csv$", _read_classes, "*"),
+    FileKind("video_info", "videos", r"^EPIC_100_video_info\.csv$|^HD_EPIC_YouTube_URLs\.csv$", _read_videos, "*"),
+]
+
+
+def file_kind(path: Path) -> FileKind | None:
+    """The registered kind a file name belongs to, or None (the file is not read by epic-levels)."""
+    for kind in FILE_KINDS:
+        if re.search(kind.pattern, path.name):
+            # EPIC_100_train_missing_timestamp_narrations.csv is an id list, not narrations.
+            if kind.name == "epic_100_narrations" and "missing" in path.name:
+                return None
+            return kind
+    return None
+
+
+def discover(paths: list[Path]) -> tuple[list[Path], list[Path]]:
+    """Expand folders; return (annotation files, files skipped because no kind reads them)."""
+    found: list[Path] = []
+    skipped: list[Path] = []
+    for path in paths:
+        candidates = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for candidate in candidates:
+            if file_kind(candidate):
+                found.append(candidate)
+            elif path.is_dir():
+                skipped.append(candidate)
+            else:
+                found.append(candidate)  # named explicitly: an unknown file is itself a problem
+    return found, skipped
+
+
+def read_file(path: Path, durations: dict[str, float] | None = None) -> Loaded:
+    kind = file_kind(path)
+    if kind is None:
+        patterns = "; ".join(k.pattern for k in FILE_KINDS)
+        return Loaded("unknown", "-", pd.DataFrame(),
+                      [Problem(_display(path), 0, "-", f"not an annotation file epic-levels reads (names: {patterns})")])
+    if not path.exists():
+        return Loaded(kind.name, kind.table, empty_table(kind.table), [Problem(_display(path), 0, "-", "file does not exist")])
+    if kind.name == "hd_epic_activities":
+        return _read_activities(path, durations)
+    return kind.reader(path)
+
+
+# ----------------------------------------------------------------------------------------------------
+# All annotations of a data folder
+# ----------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Annotations:
+    """The typed tables of one annotation folder, plus what was dropped on the way and why."""
+
+    sounds: pd.DataFrame
+    narrations: pd.DataFrame
+    activities: pd.DataFrame
+    recipe_steps: pd.DataFrame
+    object_tracks: pd.DataFrame
+    vocabulary: pd.DataFrame
+    videos: pd.DataFrame
+    files: list[str] = field(default_factory=list)
+    dropped: list[Problem] = field(default_factory=list)
+
+    def table(self, name: str) -> pd.DataFrame:
+        return getattr(self, name)
+
+    def dropped_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for p in self.dropped:
+            reason = p.message.split(";")[0].split(" (")[0]
+            counts[reason] = counts.get(reason, 0) + 1
+        return counts
+
+
+def read_tables(files: list[Path]) -> tuple[dict[str, pd.DataFrame], list[Problem]]:
+    """Read files (videos first, so HD-EPIC ``end`` can resolve) into canonical tables."""
+    problems: list[Problem] = []
+    loaded: dict[str, list[pd.DataFrame]] = {name: [] for name in TABLE_COLUMNS}
+    video_files = [f for f in files if (k := file_kind(f)) and k.table == "videos"]
+    durations: dict[str, float] = {}
+    for f in video_files:
+        result = read_file(f)
+        problems += result.problems
+        loaded["videos"].append(result.frame)
+        durations.update(dict(zip(result.frame["video_id"], result.frame["duration_s"])))
+    for f in files:
+        if f in video_files:
+            continue
+        result = read_file(f, durations)
+        problems += result.problems
+        if result.table in loaded:
+            loaded[result.table].append(result.frame)
+    tables = {}
+    for name, frames in loaded.items():
+        frames = [f for f in frames if len(f)]
+        tables[name] = pd.concat(frames, ignore_index=True) if frames else empty_table(name)
+    # Ids must be unique across files of one kind too (a sound id in two files would be ambiguous).
+    for name, id_col in (("sounds", "annotation_id"), ("narrations", "narration_id")):
+        t = tables[name]
+        dup = t[id_col].duplicated(keep="first")
+        for _, r in t.loc[dup].iterrows():
+            problems.append(Problem(r["source_file"], int(r["source_row"]), id_col, f"duplicate id {r[id_col]!r} (also in another file)"))
+    return tables, problems
+
+
+def load_annotations(root: Path) -> Annotations:
+    """Read every annotation file under ``root``; raise :class:`AnnotationError` on any error."""
+    files, _ = discover([root])
+    if not files:
+        raise AnnotationError([Problem(str(root), 0, "-", "no annotation files found")])
+    tables, problems = read_tables(files)
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        raise AnnotationError(errors)
+    return Annotations(**tables, files=[str(f) for f in files], dropped=[p for p in problems if p.severity == "dropped"])
+
+
+def validate_paths(paths: list[Path]) -> tuple[list[Problem], list[Path], list[Path]]:
+    """Every problem in the given files/folders; also the files read and the files skipped."""
+    files, skipped = discover(paths)
+    _, problems = read_tables(files)
+    return problems, files, skipped

@@ -1,0 +1,46 @@
+"""Materialization metadata an auditor reads in the UI: row counts, column schema, small samples."""
+
+from __future__ import annotations
+
+import dagster as dg
+import pandas as pd
+
+
+def _dtype(series: pd.Series) -> str:
+    kind = str(series.dtype)
+    if kind == "object" and len(series.dropna()):
+        first = series.dropna().iloc[0]
+        if isinstance(first, (list, tuple)) or hasattr(first, "tolist"):
+            return "list"
+    return kind
+
+
+def markdown_table(frame: pd.DataFrame, max_rows: int = 20, max_width: int = 90) -> str:
+    if frame is None or not len(frame):
+        return "_(no rows)_"
+    shown = frame.head(max_rows).copy()
+    for column in shown.columns:
+        shown[column] = shown[column].map(lambda v: (str(v)[: max_width - 1] + "…") if len(str(v)) > max_width else str(v))
+    header = "| " + " | ".join(str(c) for c in shown.columns) + " |"
+    rule = "|" + "|".join("---" for _ in shown.columns) + "|"
+    body = ["| " + " | ".join(str(v).replace("|", "\\|").replace("\n", " ") for v in row) + " |"
+            for row in shown.itertuples(index=False)]
+    more = f"\n\n_{len(frame) - max_rows} more rows_" if len(frame) > max_rows else ""
+    return "\n".join([header, rule, *body]) + more
+
+
+def table_metadata(frame: pd.DataFrame, sample_columns: list[str] | None = None, sample_rows: int = 5) -> dict:
+    schema = dg.TableSchema(columns=[dg.TableColumn(str(c), _dtype(frame[c])) for c in frame.columns])
+    sample = frame[sample_columns] if sample_columns else frame
+    return {
+        "dagster/row_count": dg.MetadataValue.int(int(len(frame))),
+        "dagster/column_schema": schema,
+        "sample": dg.MetadataValue.md(markdown_table(sample, sample_rows)),
+    }
+
+
+def counts_markdown(counts: dict, key: str = "reason", value: str = "count") -> str:
+    if not counts:
+        return "_(none)_"
+    frame = pd.DataFrame(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])), columns=[key, value])
+    return markdown_table(frame, max_rows=60, max_width=140)

@@ -1,0 +1,95 @@
+"""Question bank: distractor pools and solver-verified questions per clip, with their checks."""
+
+
+import json
+
+import dagster as dg
+import pandas as pd
+
+from ...audits import key_problems, level_problems, shortcut_rates
+from ...catalogue import Catalogue
+from ...clip_view import ClipView
+from ...clips import Clip
+from ...questions import build_bank, render_question
+from ...subtypes import DEFAULT_VARIANTS, BankConfig
+from ..metadata import counts_markdown, markdown_table, table_metadata
+from ..partitions import clip_partitions
+
+SHORTCUT_MARGIN = 0.25  # presence-oracle rate above chance that fails the per-clip shortcut check
+
+
+class QuestionBankConfig(dg.Config):
+    """Which distractor strategies to generate per subtype (the leaky and the fixed variant can run side by side)."""
+
+    variants: dict[str, list[str]] = {k: list(v) for k, v in DEFAULT_VARIANTS.items()}
+    max_per_subtype: int = 3
+    seed: int = 20261130
+
+
+def level_subtype_table(questions: pd.DataFrame) -> str:
+    if not len(questions):
+        return "_(no questions)_"
+    table = questions.pivot_table(index="subtype", columns="level", values="question_id", aggfunc="count", fill_value=0)
+    return markdown_table(table.reset_index())
+
+
+@dg.multi_asset(
+    partitions_def=clip_partitions, group_name="question_bank", can_subset=False,
+    ins={"clip_annotations": dg.AssetIn(), "entity_catalogue": dg.AssetIn()},
+    outs={
+        "questions": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
+                                 description="Base questions with options, program-computed key, level and provenance."),
+        "distractor_pools": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
+                                        description="Candidate wrong options per question, with strategy and justifying rows."),
+    },
+    check_specs=[
+        dg.AssetCheckSpec("one_key_per_question", asset="questions", blocking=True,
+                          description="Exactly one option is true by the solver, and it is the stored key."),
+        dg.AssetCheckSpec("level_matches_provenance", asset="questions", blocking=True,
+                          description="The scope derived from each question's evidence equals its subtype's scope."),
+        dg.AssetCheckSpec("presence_shortcut", asset="questions", blocking=False,
+                          description="Presence oracle near chance on L2+ questions with same-clip distractors."),
+    ],
+)
+def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig, clip_annotations: pd.DataFrame,
+                  entity_catalogue: Catalogue):
+    clip = Clip.from_key(context.partition_key)
+    bank_config = BankConfig(variants={k: tuple(v) for k, v in config.variants.items()},
+                             max_per_subtype=config.max_per_subtype, seed=config.seed)
+    bank = build_bank(clip, clip_annotations, entity_catalogue, bank_config)
+    q = bank.questions
+    samples = "\n\n".join("```\n" + render_question(row) + "\n```" for _, row in q.head(4).iterrows())
+    meta = table_metadata(q, ["level", "subtype", "distractor_strategy", "question", "answer"], 8)
+    meta.update({
+        "by_level_and_subtype": dg.MetadataValue.md(level_subtype_table(q)),
+        "sample_questions": dg.MetadataValue.md(samples or "_(none)_"),
+        "dropped": dg.MetadataValue.int(sum(bank.drops.values())),
+        "dropped_by_reason": dg.MetadataValue.md(counts_markdown(dict(bank.drops))),
+    })
+    yield dg.Output(q, output_name="questions", metadata=meta)
+    yield dg.Output(bank.pools, output_name="distractor_pools", metadata=table_metadata(
+        bank.pools, ["question_id", "distractor_strategy", "role", "text", "present", "chosen"], 8))
+
+    view = ClipView(clip, clip_annotations, entity_catalogue)
+    problems = key_problems(q, view)
+    yield dg.AssetCheckResult(check_name="one_key_per_question", asset_key="questions", passed=not problems,
+                              metadata={"questions": len(q), "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems) or "_(none)_")})
+    problems = level_problems(q)
+    yield dg.AssetCheckResult(check_name="level_matches_provenance", asset_key="questions", passed=not problems,
+                              metadata={"questions": len(q), "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems) or "_(none)_")})
+    rates = shortcut_rates(q)
+    fixed = rates[(rates["level"] != "L1") & (rates["distractor_strategy"] == "same_clip_other_moments")]
+    leaky = fixed[fixed["presence_oracle_rate"] > fixed["chance"] + SHORTCUT_MARGIN]
+    yield dg.AssetCheckResult(check_name="presence_shortcut", asset_key="questions", passed=not len(leaky),
+                              severity=dg.AssetCheckSeverity.WARN,
+                              metadata={"rates": dg.MetadataValue.md(markdown_table(rates))})
+
+
+@dg.asset(
+    group_name="question_bank", kinds={"pandas", "duckdb"}, code_version="1",
+    ins={"questions": dg.AssetIn(partition_mapping=dg.AllPartitionMapping())},
+    description="Presence-oracle shortcut audit over all clips, per subtype and distractor strategy.",
+)
+def shortcut_audit(questions: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    rates = shortcut_rates(questions)
+    return dg.Output(rates, metadata={**table_metadata(rates), "audit": dg.MetadataValue.md(markdown_table(rates, 60))})

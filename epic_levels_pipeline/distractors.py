@@ -1,0 +1,215 @@
+"""Distractor strategies: named ways of drawing wrong options, each candidate with the rows justifying it.
+
+- ``absent_from_clip``        same kind, occurs nowhere in the window (right for L1 by design). Sound
+                              classes that a not-categorised row of the window might be are never used.
+- ``same_clip_other_moments`` occurs in the window, but not at the cued moment(s): removes the shortcut
+                              of absent options ("which of these four is in the clip").
+- ``shares_objects``          activity labels whose objects were moved in this clip too (medium_goal).
+- ``same_recipe_other_steps`` other steps of the same recipe (hard_next_step).
+- ``other_counts``            nearby numbers (count questions).
+
+A subtype's strategy is configuration (:mod:`epic_levels_pipeline.subtypes`), so the leaky and the fixed
+variant of one subtype can be generated side by side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+from .catalogue import action_text, is_placeholder_name, object_class
+from .clip_view import ClipView, records
+from .language import action_phrase, capitalise, cue_phrase, first_sentence, noun_display
+
+STRATEGIES = ("absent_from_clip", "same_clip_other_moments", "shares_objects", "same_recipe_other_steps", "other_counts")
+
+
+@dataclass
+class Candidate:
+    value: str
+    text: str
+    strategy: str  # "answer" for the key, else the distractor strategy
+    present: bool | None = None
+    rows: list[str] = field(default_factory=list)  # "stream:row_id" of rows showing where it occurs
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def render(view: ClipView, value: str) -> str:
+    """The option text a person reads for a candidate value."""
+    kind, _, rest = value.partition(":")
+    cat = view.catalogue
+    if kind == "sound":
+        return capitalise(cue_phrase(rest))
+    if kind == "noun":
+        own = view.narrations.loc[view.narrations["noun_class"] == int(rest), "noun"]
+        if len(own):  # the clip's own narrators' word ("cabinet"), not the class key ("cupboard")
+            return noun_display(own.iat[0])
+        entry = cat.nouns.get(int(rest))
+        return entry["name"] if entry else noun_display(cat.noun_keys.get(int(rest), rest))
+    if kind in ("action", "purpose"):
+        v, n = (int(x) for x in rest.split(":"))
+        form = "gerund" if kind == "action" else "infinitive"
+        own = view.first_narration_of.get((v, n))
+        if own is not None:
+            return action_phrase(own.narration, list(own.all_nouns), form)
+        return action_text(cat, (v, n), form)
+    if kind in ("object", "activity"):
+        return rest
+    if kind == "step":
+        steps = view.recipe_steps
+        text = steps.loc[steps["step_id"] == rest, "label"]
+        return first_sentence(text.iat[0]) if len(text) else rest
+    if kind == "count":
+        return rest
+    raise ValueError(f"unknown candidate kind in {value!r}")
+
+
+def _rows_where(view: ClipView, kind: str, rest: str) -> list[str]:
+    if kind == "noun":
+        rows = view.narrations[[int(rest) in {int(c) for c in cl} or (nc == int(rest))
+                                for cl, nc in zip(view.narrations["all_noun_classes"], view.narrations["noun_class"])]]
+        return [f"narration:{r}" for r in rows["row_id"]]
+    if kind in ("action", "purpose"):
+        v, n = (int(x) for x in rest.split(":"))
+        rows = view.narrations[(view.narrations["verb_class"] == v) & (view.narrations["noun_class"] == n)]
+        return [f"narration:{r}" for r in rows["row_id"]]
+    if kind == "object":
+        return [f"object_track:{r}" for r in view.tracks.loc[view.tracks["object_name"] == rest, "row_id"]]
+    if kind == "sound":
+        return [f"sound:{r}" for r in view.categorised.loc[view.categorised["sound_class"] == rest, "row_id"]]
+    return []
+
+
+def _absent(view: ClipView, draft) -> list[Candidate]:
+    cat = view.catalogue
+    kind = draft.kind
+    out: list[Candidate] = []
+    if kind == "sound":
+        for c in cat.sound_classes:
+            if c not in view.present_sound_classes and c not in view.possibly_heard:
+                out.append(Candidate(f"sound:{c}", "", "absent_from_clip", False, note="no segment of this class in the window"))
+    elif kind == "noun":
+        for noun_class, entry in cat.nouns.items():
+            if noun_class not in view.present_noun_classes:
+                out.append(Candidate(f"noun:{noun_class}", "", "absent_from_clip", False,
+                                     [f"narration:{r}" for r in entry["rows"]], "handled elsewhere, not in this window"))
+    elif kind in ("action", "purpose"):
+        present_nouns = view.present_noun_classes
+        for pair, entry in cat.actions.items():
+            if pair not in view.present_actions and pair[1] not in present_nouns:
+                out.append(Candidate(f"{kind}:{pair[0]}:{pair[1]}", "", "absent_from_clip", False,
+                                     [f"narration:{r}" for r in entry["rows"]], "done elsewhere, not in this window"))
+    elif kind == "object":
+        # An absent object must not be another name for something moved in the clip
+        # ("bottle of dishwashing liquid" vs "dishwashing soap bottle"): compare noun classes.
+        present_classes = {object_class(cat, n) for n in view.present_objects}
+        same_video = cat.objects_by_video.get(view.clip.video_id, [])
+        # Objects of the same video first: plausible in this kitchen. Other videos only if too few.
+        for group, note in ((same_video, "moved elsewhere in the video"), (list(cat.objects), "moved in another video")):
+            for name in group:
+                entry = cat.objects[name]
+                if name not in view.present_objects and entry["class"] not in present_classes:
+                    out.append(Candidate(f"object:{name}", "", "absent_from_clip", False, entry["rows"], note))
+            if len(out) >= 12:
+                break
+    elif kind == "activity":
+        window_labels = set(view.activities["label"])
+        for label, entry in cat.activities.items():
+            if label in window_labels or not entry["objects"]:
+                continue
+            if not set(entry["objects"]) & view.present_objects:
+                out.append(Candidate(f"activity:{label}", "", "absent_from_clip", False,
+                                     [f"activity:{r}" for r in entry["rows"]], "none of its objects is moved in this clip"))
+    return out
+
+
+def _other_moments(view: ClipView, draft) -> list[Candidate]:
+    kind = draft.kind
+    values: list[str] = []
+    if kind == "noun":
+        values = [f"noun:{int(c)}" for c in view.narrations["noun_class"].dropna().unique()]
+    elif kind in ("action", "purpose"):
+        values = [f"{kind}:{v}:{n}" for v, n in sorted(view.present_actions)]
+    elif kind == "object":
+        key_class = object_class(view.catalogue, draft.answer.value.split(":", 1)[1])
+        values = [f"object:{n}" for n in sorted(view.present_objects)
+                  if not is_placeholder_name(n) and object_class(view.catalogue, n) != key_class]
+    elif kind == "sound":
+        values = [f"sound:{c}" for c in sorted(view.present_sound_classes)]
+    out = []
+    for value in values:
+        if value in draft.exclude:
+            continue
+        k, _, rest = value.partition(":")
+        out.append(Candidate(value, "", "same_clip_other_moments", True, _rows_where(view, k, rest),
+                             "occurs in the clip, not at the cued moment"))
+    return out
+
+
+def _shares_objects(view: ClipView, draft) -> list[Candidate]:
+    out = []
+    window_labels = set(view.activities["label"])
+    for label, entry in view.catalogue.activities.items():
+        if label in window_labels:
+            continue
+        shared = sorted(set(entry["objects"]) & view.present_objects)
+        if shared:
+            out.append(Candidate(f"activity:{label}", "", "shares_objects", True,
+                                 [f"activity:{r}" for r in entry["rows"]], "shares objects: " + ", ".join(shared[:4])))
+    return out
+
+
+def _recipe_steps(view: ClipView, draft) -> list[Candidate]:
+    steps = view.recipe_steps
+    steps = steps[steps["recipe_key"] == draft.params["recipe_key"]]
+    out = []
+    for step_id, group in steps.groupby("step_id"):
+        value = f"step:{step_id}"
+        if value in draft.exclude:
+            continue
+        out.append(Candidate(value, "", "same_recipe_other_steps", bool(group["in_window"].astype(bool).any()),
+                             [f"recipe_step:{r}" for r in group["row_id"]], "another step of the same recipe"))
+    return out
+
+
+def _counts(view: ClipView, draft) -> list[Candidate]:
+    n = int(draft.answer.value.split(":")[1])
+    near = sorted({k for k in range(max(1, n - 3), n + 4) if k != n}, key=lambda k: (abs(k - n), k))
+    return [Candidate(f"count:{k}", str(k), "other_counts", None, [], "a nearby count") for k in near]
+
+
+POOLS: dict[str, Callable] = {
+    "absent_from_clip": _absent,
+    "same_clip_other_moments": _other_moments,
+    "shares_objects": _shares_objects,
+    "same_recipe_other_steps": _recipe_steps,
+    "other_counts": _counts,
+}
+
+
+def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12) -> tuple[list[Candidate], int]:
+    """Up to ``limit`` wrong-option candidates the strategy offers for a draft (answer excluded), in a
+    seeded random order, rendered; and how many the strategy offered in all. Only the candidates kept
+    are rendered: absent-from-clip pools hold thousands of entities."""
+    if strategy not in POOLS:
+        raise ValueError(f"unknown distractor strategy {strategy!r} (known: {', '.join(POOLS)})")
+    raw = [c for c in POOLS[strategy](view, draft) if c.value != draft.answer.value and c.value not in draft.exclude]
+    if rng is not None:
+        rng.shuffle(raw)
+    out: list[Candidate] = []
+    seen = {draft.answer.text.strip().lower()}  # two options must not read alike
+    for cand in raw:
+        cand.text = cand.text or render(view, cand.value)
+        key = cand.text.strip().lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        if cand.present is None:
+            cand.present = view.present(cand.value)
+        out.append(cand)
+        if len(out) >= limit:
+            break
+    return out, len(raw)

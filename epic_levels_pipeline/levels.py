@@ -1,0 +1,66 @@
+"""Levels are defined by evidence: the scope a question's answer needs, and the level that follows from it.
+
+A question's provenance is a list of :class:`Evidence` rows. Each names the annotation row (stream and id,
+because EPIC-SOUNDS and EPIC-KITCHENS-100 ids share one format), its span, and — when the answer relies on
+*when* the row happens — the instant it is read at (``at_s``). :func:`derive_scope` reads only that:
+
+- ``beyond``   if any evidence row is a recipe step outside the clip's window (task knowledge);
+- ``sequence`` if the time-anchored rows fall on two or more moments (instants more than
+               :data:`MOMENT_GAP_S` apart);
+- ``moment``   if they fall on exactly one moment;
+- ``presence`` if no row is time-anchored (only *that* something occurs matters, not when).
+
+The level of a subtype is derived from its declared scope by :data:`LEVEL_OF_SCOPE`, never typed in;
+the ``level matches provenance`` check compares the two for every generated question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+SCOPES = ("presence", "moment", "sequence", "beyond")
+LEVEL_OF_SCOPE = {"presence": "L1", "moment": "L2", "sequence": "L3", "beyond": "L4"}
+MOMENT_GAP_S = 1.0
+STREAMS = ("sound", "narration", "activity", "object_track", "recipe_step")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    stream: str
+    row_id: str
+    start_s: float
+    stop_s: float
+    role: str  # answer | cue | occurrence | sequence | recipe | context
+    at_s: float | None = None  # the instant the answer reads this row at; None = timing does not matter
+    in_window: bool = True
+    label: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def level_of(scope: str) -> str:
+    if scope not in LEVEL_OF_SCOPE:
+        raise ValueError(f"unknown evidence scope {scope!r} (expected one of {SCOPES})")
+    return LEVEL_OF_SCOPE[scope]
+
+
+def moments(instants: list[float], gap: float = MOMENT_GAP_S) -> list[list[float]]:
+    """Group instants into moments: sorted instants closer than ``gap`` seconds belong together."""
+    groups: list[list[float]] = []
+    for t in sorted(instants):
+        if groups and t - groups[-1][-1] < gap:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+def derive_scope(evidence: list[Evidence] | list[dict]) -> str:
+    rows = [Evidence(**e) if isinstance(e, dict) else e for e in evidence]
+    if any(r.stream == "recipe_step" and not r.in_window for r in rows):
+        return "beyond"
+    anchored = [r.at_s for r in rows if r.at_s is not None]
+    if not anchored:
+        return "presence"
+    return "sequence" if len(moments(anchored)) >= 2 else "moment"

@@ -1,0 +1,170 @@
+"""The question bank of one clip: drafts → distractor pools → options → solver-verified keys.
+
+For every registered subtype of the clip's dataset and every configured distractor strategy:
+
+1. the subtype's generator makes drafts (or says why it cannot: counted as a drop reason);
+2. the strategy offers a pool of wrong candidates, each with the rows that justify it;
+3. three are drawn (seeded by the question id) and shuffled with the intended answer;
+4. the subtype's solver decides which of the four are true. The question is kept only if exactly one
+   is, and it is the intended answer; otherwise it is dropped and the reason counted.
+
+The presence oracle (knows which entities occur anywhere in the clip, not when) is applied to every kept
+question: ``presence_pick`` is the option it singles out (the only present one, else the only absent
+one), and whether that is the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .catalogue import Catalogue
+from .clip_view import ClipView
+from .clips import Clip
+from .levels import derive_scope
+from .solvers import solve
+from .subtypes import SUBTYPES, BankConfig, Draft
+
+QUESTION_COLUMNS = [
+    "question_id", "dataset", "clip_key", "video_id", "subtype", "level", "scope", "derived_scope", "question",
+    "options", "option_values", "answer", "answer_value", "answer_index", "distractor_strategy", "provenance",
+    "can_stand_alone", "stand_alone_reason", "open_question", "statement", "answer_type", "params",
+    "option_present", "presence_pick", "presence_rule", "presence_correct", "caveats",
+]
+POOL_COLUMNS = ["clip_key", "question_id", "subtype", "distractor_strategy", "value", "text", "role", "present",
+                "rows", "note", "chosen", "offered"]
+LETTERS = "ABCD"
+N_OPTIONS = 4
+
+
+def stable_seed(*parts) -> int:
+    return int(hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:12], 16)
+
+
+def question_id(clip: Clip, draft: Draft, strategy: str) -> str:
+    digest = hashlib.sha1(json.dumps([draft.params, draft.answer.value], sort_keys=True).encode()).hexdigest()[:8]
+    return f"{clip.key}/{draft.subtype}/{strategy}/{digest}"
+
+
+def presence_choice(present: list[bool | None]) -> tuple[int | None, str]:
+    """The presence oracle's pick: the only present option, else the only absent one, else none."""
+    if any(p is None for p in present):
+        return None, "cannot tell"
+    if sum(present) == 1:
+        return present.index(True), "only present option"
+    if sum(not p for p in present) == 1:
+        return present.index(False), "only absent option"
+    return None, "no option singled out"
+
+
+@dataclass
+class Bank:
+    questions: pd.DataFrame
+    pools: pd.DataFrame
+    drops: Counter = field(default_factory=Counter)
+
+
+def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: BankConfig | None = None) -> Bank:
+    config = config or BankConfig()
+    view = ClipView(clip, rows, catalogue)
+    questions: list[dict] = []
+    pool_rows: list[dict] = []
+    drops: Counter = Counter()
+    names = config.subtypes or tuple(SUBTYPES)
+    for name in names:
+        subtype = SUBTYPES[name]
+        if subtype.dataset != clip.dataset:
+            continue
+        drafts: list[Draft] = []
+        for item in subtype.generate(view):
+            if isinstance(item, tuple):
+                drops[f"{name}: {item[1]}"] += 1
+            else:
+                drafts.append(item)
+        rng = random.Random(stable_seed(config.seed, clip.key, name))
+        rng.shuffle(drafts)
+        for strategy in config.strategies(subtype):
+            kept = 0
+            for draft in drafts:
+                if kept >= config.max_per_subtype:
+                    drops[f"{name}: over the per-clip cap of {config.max_per_subtype}"] += 1
+                    continue
+                q, pool, reason = _finish(view, subtype, draft, strategy, config)
+                pool_rows += pool
+                if reason:
+                    drops[f"{name} [{strategy}]: {reason}"] += 1
+                    continue
+                questions.append(q)
+                kept += 1
+    qframe = pd.DataFrame(questions, columns=QUESTION_COLUMNS)
+    pframe = pd.DataFrame(pool_rows, columns=POOL_COLUMNS)
+    return Bank(qframe, pframe, drops)
+
+
+def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig):
+    from .distractors import pool as make_pool
+
+    clip = view.clip
+    qid = question_id(clip, draft, strategy)
+    rng = random.Random(stable_seed(config.seed, qid))
+    candidates, offered = make_pool(strategy, view, draft, rng)
+    chosen = candidates[: N_OPTIONS - 1] if len(candidates) >= N_OPTIONS - 1 else []
+    chosen_values = {c.value for c in chosen}
+    pool_rows = [
+        {"clip_key": clip.key, "question_id": qid, "subtype": draft.subtype, "distractor_strategy": strategy,
+         "value": c.value, "text": c.text, "role": "distractor", "present": c.present, "rows": list(c.rows),
+         "note": c.note, "chosen": c.value in chosen_values, "offered": offered}
+        for c in candidates
+    ]
+    pool_rows.append({"clip_key": clip.key, "question_id": qid, "subtype": draft.subtype, "distractor_strategy": strategy,
+                      "value": draft.answer.value, "text": draft.answer.text, "role": "answer",
+                      "present": draft.answer.present, "rows": list(draft.answer.rows), "note": draft.answer.note, "chosen": True,
+                      "offered": offered})
+    if not chosen:
+        return None, pool_rows, f"too few distractors ({len(candidates)} < {N_OPTIONS - 1})"
+    options = [draft.answer] + chosen
+    rng.shuffle(options)
+    truth = solve(draft.subtype, view, draft.params, [o.value for o in options])
+    if sum(truth) != 1:
+        return None, pool_rows, f"solver found {sum(truth)} true options"
+    key_index = truth.index(True)
+    if options[key_index].value != draft.answer.value:
+        return None, pool_rows, "generator's intended answer disagrees with the solver"
+    present = [o.present for o in options]
+    pick, rule = presence_choice(present)
+    provenance = [e.to_dict() for e in draft.provenance]
+    q = {
+        "question_id": qid, "dataset": clip.dataset, "clip_key": clip.key, "video_id": clip.video_id,
+        "subtype": draft.subtype, "level": subtype.level, "scope": subtype.scope,
+        "derived_scope": derive_scope(draft.provenance),
+        "question": draft.question, "options": [o.text for o in options], "option_values": [o.value for o in options],
+        "answer": options[key_index].text, "answer_value": options[key_index].value, "answer_index": key_index,
+        "distractor_strategy": strategy, "provenance": json.dumps(provenance),
+        "can_stand_alone": bool(draft.can_stand_alone), "stand_alone_reason": draft.stand_alone_reason,
+        "open_question": draft.open_question, "statement": draft.statement, "answer_type": draft.answer_type,
+        "params": json.dumps(draft.params, sort_keys=True), "option_present": [None if p is None else bool(p) for p in present],
+        "presence_pick": -1 if pick is None else pick, "presence_rule": rule,
+        "presence_correct": pick == key_index, "caveats": list(draft.caveats),
+    }
+    return q, pool_rows, ""
+
+
+def render_question(q: dict | pd.Series, with_key: bool = True) -> str:
+    """A question as a person reads it, with level, subtype, options, key and provenance."""
+    lines = [f"[{q['level']} · {q['subtype']} · {q['distractor_strategy']}] {q['question']}"]
+    for i, option in enumerate(q["options"]):
+        mark = "  ← key" if with_key and i == q["answer_index"] else ""
+        lines.append(f"  {LETTERS[i]}. {option}{mark}")
+    if with_key:
+        for e in json.loads(q["provenance"]):
+            at = f" read at {e['at_s']:.2f}s" if e.get("at_s") is not None else ""
+            lines.append(f"    evidence: {e['stream']} {e['row_id']} {e['start_s']:.2f}–{e['stop_s']:.2f}s "
+                         f"({e['role']}{at}) {e.get('label', '')}".rstrip())
+        for c in q["caveats"]:
+            lines.append(f"    caveat: {c}")
+    return "\n".join(lines)

@@ -1,0 +1,229 @@
+"""Answer-key solvers: one per subtype, registered by name.
+
+A solver reads only a clip's annotations (through a :class:`ClipView`), the question's parameters (the cue
+class, the anchor object, the time offset, the recipe — never the intended answer) and a candidate set,
+and returns which candidates are true. A question is kept only when exactly one candidate is true and it
+is the generator's intended answer. The same solvers decide every statement of format 3 and drive the
+``oracle`` responder, so what the oracle perceives (e.g. no sound stream when silenced) changes its
+answers exactly where a question depends on that stream.
+
+Candidate values are typed strings: ``sound:<class>``, ``noun:<class id>``, ``action:<verb>:<noun>``,
+``purpose:<verb>:<noun>``, ``object:<name>``, ``activity:<label>``, ``step:<step id>``, ``count:<n>``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .clip_view import ClipView, records
+
+SOLVERS: dict[str, Callable[[ClipView, dict, list[str]], list[bool]]] = {}
+MAIN_ACTIVITY_SHARE = 0.5
+OBJECT_MOMENT_HALF_WIDTH_S = 1.0
+
+
+def solver(name: str):
+    def register(fn):
+        SOLVERS[name] = fn
+        return fn
+    return register
+
+
+def solve(subtype: str, view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    return SOLVERS[subtype](view, params, candidates)
+
+
+def _kind(value: str) -> tuple[str, str]:
+    kind, _, rest = value.partition(":")
+    return kind, rest
+
+
+def _pair(rest: str) -> tuple[int, int]:
+    v, n = rest.split(":")
+    return int(v), int(n)
+
+
+# --- epic_sounds ---------------------------------------------------------------------------------------
+
+
+@solver("easy_sound_presence")
+def _sound_presence(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    return [_kind(c)[0] == "sound" and _kind(c)[1] in view.present_sound_classes for c in candidates]
+
+
+@solver("easy_sound_object")
+def _sound_object_presence(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    return [_kind(c)[0] == "noun" and int(_kind(c)[1]) in view.present_noun_classes for c in candidates]
+
+
+def _at_cue(view: ClipView, params: dict):
+    occ = view.cue(params["cue_class"])
+    if occ is None:
+        return None
+    return view.narrations_at(occ.start_s, occ.stop_s)
+
+
+@solver("low_sound_object")
+def _sound_object_at_cue(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    at = _at_cue(view, params)
+    if at is None:
+        return [False] * len(candidates)
+    nouns = {int(x) for x in at["noun_class"].dropna()}
+    return [_kind(c)[0] == "noun" and int(_kind(c)[1]) in nouns for c in candidates]
+
+
+@solver("low_sound_movement")
+def _movement_at_cue(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    at = _at_cue(view, params)
+    if at is None:
+        return [False] * len(candidates)
+    pairs = {view.pair(r) for r in records(at)}
+    return [_kind(c)[0] == "action" and _pair(_kind(c)[1]) in pairs for c in candidates]
+
+
+def next_after_cue(view: ClipView, params: dict):
+    at = _at_cue(view, params)
+    if at is None or not len(at):
+        return None
+    anchor = records(at.head(1))[0]
+    nxt, _ = view.next_narration(anchor)
+    return anchor, nxt
+
+
+@solver("medium_sound_purpose")
+def _purpose(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    found = next_after_cue(view, params)
+    if not found or found[1] is None:
+        return [False] * len(candidates)
+    target = view.pair(found[1])
+    return [_kind(c)[0] == "purpose" and _pair(_kind(c)[1]) == target for c in candidates]
+
+
+def countable(view: ClipView, sound_class: str) -> int | None:
+    """How many times a class is heard in the window; None when the count cannot be trusted."""
+    if sound_class in view.possibly_heard:
+        return None
+    occ = view.occurrences.get(sound_class, [])
+    if any(o.start_s < view.clip.start_s or o.stop_s > view.clip.end_s for o in occ):
+        return None
+    return len(occ)
+
+
+@solver("medium_sound_count")
+def _count(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    n = countable(view, params["cue_class"])
+    return [n is not None and _kind(c)[0] == "count" and int(_kind(c)[1]) == n for c in candidates]
+
+
+def anchored_next(view: ClipView, params: dict):
+    pair = tuple(params["anchor_pair"])
+    rows = [r for r in view.narration_records if view.pair(r) == pair]
+    if len(rows) != 1:
+        return None
+    nxt, _ = view.next_narration(rows[0])
+    return rows[0], nxt
+
+
+@solver("medium_action_next")
+def _action_next(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    found = anchored_next(view, params)
+    if not found or found[1] is None:
+        return [False] * len(candidates)
+    target = view.pair(found[1])
+    return [_kind(c)[0] == "action" and _pair(_kind(c)[1]) == target for c in candidates]
+
+
+# --- hd_epic -------------------------------------------------------------------------------------------
+
+
+def main_activities(view: ClipView) -> set[str]:
+    """Labels of activity rows covering at least half of the window."""
+    clip = view.clip
+    acts = view.activities
+    if not len(acts):
+        return set()
+    overlap = acts["stop_s"].clip(upper=clip.end_s) - acts["start_s"].clip(lower=clip.start_s)
+    return set(acts.loc[overlap >= MAIN_ACTIVITY_SHARE * clip.duration_s, "label"])
+
+
+@solver("easy_goal")
+@solver("medium_goal")
+def _goal(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    labels = main_activities(view)
+    return [_kind(c)[0] == "activity" and _kind(c)[1] in labels for c in candidates]
+
+
+@solver("easy_object")
+def _object_presence(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    return [_kind(c)[0] == "object" and _kind(c)[1] in view.present_objects for c in candidates]
+
+
+def objects_at(view: ClipView, instant: float) -> set[str]:
+    t = view.tracks
+    w = OBJECT_MOMENT_HALF_WIDTH_S
+    return set(t.loc[(t["start_s"] < instant + w) & (t["stop_s"] > instant - w), "object_name"])
+
+
+@solver("low_object_moment")
+def _object_moment(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    names = objects_at(view, view.clip.start_s + params["offset_s"])
+    return [_kind(c)[0] == "object" and _kind(c)[1] in names for c in candidates]
+
+
+def next_object(view: ClipView, anchor: str):
+    """(anchor track, next track) — the next object whose movement starts after the anchor's; or None."""
+    t = view.tracks
+    clip = view.clip
+    starts_inside = t[(t["start_s"] >= clip.start_s) & (t["start_s"] < clip.end_s)]
+    anchor_rows = starts_inside[starts_inside["object_name"] == anchor]
+    if len(anchor_rows) != 1 or (t["object_name"] == anchor).sum() != 1:
+        return None
+    a = anchor_rows.iloc[0]
+    later = starts_inside[(starts_inside["start_s"] > a["start_s"]) & (starts_inside["object_name"] != anchor)]
+    later = later.sort_values("start_s")
+    if not len(later):
+        return None
+    b = later.iloc[0]
+    if len(later) > 1 and later.iloc[1]["start_s"] - b["start_s"] < 0.5:
+        return None
+    return a, b
+
+
+@solver("medium_object_order")
+def _object_order(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    found = next_object(view, params["anchor"])
+    target = found[1]["object_name"] if found else None
+    return [_kind(c)[0] == "object" and _kind(c)[1] == target for c in candidates]
+
+
+def next_step(view: ClipView, recipe_key: str):
+    """(current step span, next step span) by time within the video, not by step id; or None.
+
+    The current step is the recipe span overlapping the window longest (at least 5 s); the next is the
+    earliest span of another step of the same recipe starting after it, and it must start after the
+    window ends (otherwise it is visible, not beyond).
+    """
+    clip = view.clip
+    steps = view.recipe_steps
+    steps = steps[steps["recipe_key"] == recipe_key]
+    inside = steps[steps["in_window"].astype(bool)]
+    if not len(inside):
+        return None
+    overlap = inside["stop_s"].clip(upper=clip.end_s) - inside["start_s"].clip(lower=clip.start_s)
+    if overlap.max() < 5:
+        return None
+    current = inside.loc[overlap.idxmax()]
+    later = steps[(steps["start_s"] > current["start_s"]) & (steps["step_id"] != current["step_id"])].sort_values("start_s")
+    if not len(later):
+        return None
+    nxt = later.iloc[0]
+    if nxt["start_s"] < clip.end_s:
+        return None
+    return current, nxt
+
+
+@solver("hard_next_step")
+def _next_step(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    found = next_step(view, params["recipe_key"])
+    target = found[1]["step_id"] if found else None
+    return [_kind(c)[0] == "step" and _kind(c)[1] == target for c in candidates]

@@ -1,0 +1,73 @@
+"""The DuckDB warehouse: views over the per-clip Parquet files, tables for the scored results.
+
+Per-clip assets are stored as one Parquet file per partition (``data/assets/<table>/<clip>.parquet``,
+written atomically), so runs of different clips never contend for a database lock. The warehouse
+(``data/warehouse.duckdb``) exposes each of them as a view over the folder's glob, which DuckDB evaluates
+at query time: a newly materialized clip is visible without touching the database.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+def write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """Write atomically: a failed write never replaces a good file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def read_parquet(paths: list[Path]) -> pd.DataFrame:
+    frames = [pq.read_table(p).to_pandas() for p in paths if p.exists()]
+    frames = [f for f in frames if len(f.columns)]
+    if not frames:
+        return pd.DataFrame()
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def connect(path: Path, read_only: bool = False, attempts: int = 50) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse, waiting briefly while another process holds its write lock."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for i in range(attempts):
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException:
+            if i == attempts - 1:
+                raise
+            time.sleep(0.1 * (1 + i % 5))
+    raise RuntimeError("unreachable")
+
+
+def ensure_view(warehouse: Path, name: str, folder: Path) -> None:
+    """``CREATE OR REPLACE VIEW name`` over every Parquet file of a partitioned table's folder."""
+    glob = str(folder.resolve() / "*.parquet").replace("'", "''")
+    with connect(warehouse) as con:
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet('{glob}', union_by_name = true)")
+
+
+def write_table(warehouse: Path, name: str, frame: pd.DataFrame) -> None:
+    with connect(warehouse) as con:
+        con.register("_frame", frame)
+        con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM _frame")
+        con.unregister("_frame")
+
+
+def query(warehouse: Path, sql: str) -> pd.DataFrame:
+    with connect(warehouse, read_only=True) as con:
+        return con.execute(sql).df()
