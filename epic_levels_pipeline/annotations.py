@@ -649,6 +649,8 @@ def discover(paths: list[Path]) -> tuple[list[Path], list[Path]]:
 
 
 def read_file(path: Path, durations: dict[str, float] | None = None) -> Loaded:
+    if not path.exists():
+        return Loaded("missing", "-", pd.DataFrame(), [Problem(_display(path), 0, "-", "no such file or folder")])
     kind = file_kind(path)
     if kind is None:
         patterns = "; ".join(k.pattern for k in FILE_KINDS)

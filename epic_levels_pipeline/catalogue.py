@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .annotations import Annotations
-from .language import SOUND_CUES, action_phrase, noun_display
+from .language import SOUND_CUES, action_phrase, capitalise, cue_phrase, noun_display
 
 COMPATIBLE_SHARE = 0.02
 
@@ -37,6 +37,8 @@ class Catalogue:
     object_classes: dict[str, str] = field(default_factory=dict)  # hd_epic noun instance -> class key
     placeholder_objects: list[str] = field(default_factory=list)  # track names like "track 87"
     objects_by_video: dict[str, list[str]] = field(default_factory=dict)
+    frequency: dict[str, int] = field(default_factory=dict)     # candidate value -> rows in the dataset (answer priors)
+    most_common: dict[str, str] = field(default_factory=dict)   # candidate kind -> most frequent entity's name
     verb_keys: dict[int, str] = field(default_factory=dict)
 
     def noun_instances(self, key: str, vocabulary: str = "epic_100") -> list[str]:
@@ -103,14 +105,50 @@ def build_catalogue(ann: Annotations) -> Catalogue:
     for label, group in acts.groupby("label"):
         cat.activities[label] = {"objects": list(objects_of.get(label, [])), "rows": group["activity_id"].head(3).tolist(),
                                  "videos": sorted(set(group["video_id"]))}
+    _priors(cat, ann)
     return cat
 
 
-_PLACEHOLDER = re.compile(r"^(new )?track \d+$|^object \d+$|^unknown")
+def _priors(cat: Catalogue, ann: Annotations) -> None:
+    """Answer priors (used by the ``blind`` responder): how often each entity occurs in the dataset."""
+    narr = ann.narrations[ann.narrations["labelled"]]
+    for noun_class, n in narr["noun_class"].value_counts().items():
+        cat.frequency[f"noun:{int(noun_class)}"] = int(n)
+    for (v, n), count in narr.groupby(["verb_class", "noun_class"]).size().items():
+        cat.frequency[f"action:{int(v)}:{int(n)}"] = int(count)
+        cat.frequency[f"purpose:{int(v)}:{int(n)}"] = int(count)
+    sounds = ann.sounds[ann.sounds["categorised"]]
+    for c, n in sounds["sound_class"].value_counts().items():
+        cat.frequency[f"sound:{c}"] = int(n)
+    for name, n in ann.object_tracks["object_name"].value_counts().items():
+        if name in cat.objects:
+            cat.frequency[f"object:{name}"] = int(n)
+    for label, n in ann.activities["label"].value_counts().items():
+        cat.frequency[f"activity:{label}"] = int(n)
+    best: dict[str, tuple[int, str]] = {}
+    for value, n in cat.frequency.items():
+        kind = value.split(":", 1)[0]
+        if n > best.get(kind, (-1, ""))[0]:
+            best[kind] = (n, value)
+    for kind, (_, value) in best.items():
+        rest = value.split(":", 1)[1]
+        if kind == "noun":
+            cat.most_common[kind] = cat.nouns[int(rest)]["name"]
+        elif kind in ("action", "purpose"):
+            pair = tuple(int(x) for x in rest.split(":"))
+            cat.most_common[kind] = action_text(cat, pair, "gerund" if kind == "action" else "infinitive")
+        elif kind == "sound":
+            cat.most_common[kind] = capitalise(cue_phrase(rest))
+        else:
+            cat.most_common[kind] = rest
+    cat.most_common["count"] = "2"
+
+
+_PLACEHOLDER = re.compile(r"^(new )?track \d+\b|^object \d+\b|^unknown\b|\(skipped\)")
 
 
 def is_placeholder_name(name: str) -> bool:
-    """HD-EPIC tracks named ``track 87`` / ``new track 2`` have no object name: never an option."""
+    """HD-EPIC tracks named ``track 87``, ``new track 2``, ``track 298 (skipped)`` have no object name: never an option."""
     return bool(_PLACEHOLDER.match(str(name)))
 
 

@@ -12,6 +12,7 @@ recipe that has a step inside the window are added *with* their spans outside th
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import io
 import json
@@ -69,13 +70,22 @@ def read_manifest(path: Path) -> list[Clip]:
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ManifestError(f"{name}:0:-: cannot read manifest: {exc}") from exc
-    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, comment="#")
-    missing = [c for c in ("dataset", "video_id", "start_s", "end_s") if c not in frame.columns]
+
+
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip() and not line.startswith("#")]
+    if not lines:
+        raise ManifestError(f"{name}:1:-: manifest is empty")
+    header = next(csv.reader([lines[0][1]]))
+    missing = [c for c in ("dataset", "video_id", "start_s", "end_s") if c not in header]
     if missing:
-        raise ManifestError(f"{name}:1:{missing[0]}: missing column '{missing[0]}'")
+        raise ManifestError(f"{name}:{lines[0][0]}:{missing[0]}: missing column '{missing[0]}'")
     clips: list[Clip] = []
     seen: dict[str, int] = {}
-    for i, row in enumerate(frame.itertuples(index=False), start=2):
+    for i, line in lines[1:]:
+        values = next(csv.reader([line]))
+        if len(values) != len(header):
+            raise ManifestError(f"{name}:{i}:-: expected {len(header)} fields, found {len(values)}")
+        row = pd.Series(dict(zip(header, (v.strip() for v in values))))
         if row.dataset not in DATASETS:
             raise ManifestError(f"{name}:{i}:dataset: unknown dataset {row.dataset!r} (expected one of {DATASETS})")
         try:

@@ -20,7 +20,7 @@ from .catalogue import is_placeholder_name
 from .clip_view import ClipView, records
 from .distractors import Candidate, render
 from .language import action_phrase, cue_phrase, first_sentence, seconds_phrase
-from .levels import Evidence, level_of
+from .levels import Evidence, level_of, moments
 from . import solvers as S
 
 
@@ -248,6 +248,9 @@ def gen_count(view: ClipView):
     for c, occ in sorted(view.occurrences.items()):
         if len(occ) < 2:
             continue
+        if len(moments([o.mid_s for o in occ])) < 2:
+            yield _skip("occurrences too close together to be told apart as separate moments")
+            continue
         n = S.countable(view, c)
         if n is None:
             yield _skip("count not trustworthy: an uncategorised sound may be this class, or it crosses the edge")
@@ -340,7 +343,6 @@ def gen_medium_goal(view: ClipView):
     tracks = view.tracks[view.tracks["start_s"] >= view.clip.start_s]
     evidence = [Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "sequence", at_s=round(float(r.start_s), 3),
                          label=str(r.object_name)) for r in records(tracks)]
-    from .levels import moments
     if len(moments([e.at_s for e in evidence])) < 2:
         yield _skip("fewer than two object movements start in the window: no action sequence")
         return

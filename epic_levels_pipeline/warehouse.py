@@ -54,9 +54,10 @@ def connect(path: Path, read_only: bool = False, attempts: int = 50) -> duckdb.D
     raise RuntimeError("unreachable")
 
 
-def ensure_view(warehouse: Path, name: str, folder: Path) -> None:
-    """``CREATE OR REPLACE VIEW name`` over every Parquet file of a partitioned table's folder."""
-    glob = str(folder.resolve() / "*.parquet").replace("'", "''")
+def ensure_view(warehouse: Path, name: str, target: Path) -> None:
+    """``CREATE OR REPLACE VIEW name`` over a table's Parquet file, or every file of a partitioned table's folder."""
+    target = target.resolve()
+    glob = str(target / "*.parquet" if target.is_dir() else target).replace("'", "''")
     with connect(warehouse) as con:
         con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet('{glob}', union_by_name = true)")
 

@@ -1,0 +1,110 @@
+"""Benchmark: model-call throughput under a rate limit, with injected faults, then a cached re-run.
+
+Runs the real google-genai SDK (through GeminiCaller and run_calls) against the local
+Gemini-compatible test server on 127.0.0.1 — no network, no API key needed (a dummy one is passed).
+
+Default: 2,000 requests (one in four with a media file, 20 distinct files), 150 ms server latency,
+a limit of 1,200 requests per minute, concurrency 16, 5 % of generate requests answered 429/500.
+Takes about 2 minutes. Prints:
+
+* achieved HTTP attempts per minute as a ratio of the limit (target >= 0.9) — what the limiter
+  governs; retries take slots like first attempts;
+* completed requests per minute as a ratio of the limit (at most ~1 - fault share);
+* retries, errors, uploads;
+* the re-run's call count (target 0: everything is served from the cache).
+
+Usage (from the repo root): ``python bench/responses.py [--requests N] [--latency-ms MS] [--rpm R]
+[--faults F] [--concurrency C] [--seed S]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from epic_levels_pipeline.call_cache import CallCache, cache_key  # noqa: E402
+from epic_levels_pipeline.calls import CallRequest, run_calls  # noqa: E402
+from epic_levels_pipeline.gemini import GeminiCaller, GeminiSettings, sha256_file  # noqa: E402
+from epic_levels_pipeline_tests.gemini_server import GeminiTestServer  # noqa: E402
+
+MODEL = "gemini-2.5-flash"
+
+
+def build_requests(n: int, clips: list[Path]) -> list[CallRequest]:
+    shas = [sha256_file(c) for c in clips]
+    out = []
+    for i in range(n):
+        with_media = clips and i % 4 == 0
+        j = (i // 4) % len(clips) if clips else 0
+        sha = shas[j] if with_media else None
+        prompt = f"Bench question {i}: what happens right after the tap is turned off?"
+        out.append(CallRequest(
+            cache_key=cache_key("gemini", MODEL, prompt, sha, "full", {}), responder="gemini",
+            model=MODEL, condition="full", prompt=prompt,
+            media_path=str(clips[j]) if with_media else None, media_sha256=sha,
+            start_offset_s=2.0 if with_media else None, end_offset_s=14.0 if with_media else None))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--requests", type=int, default=2000)
+    ap.add_argument("--latency-ms", type=float, default=150)
+    ap.add_argument("--rpm", type=float, default=1200)
+    ap.add_argument("--faults", type=float, default=0.05, help="share of 429/500 answers (0..1)")
+    ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--media-files", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="bench-responses-") as tmp, GeminiTestServer(
+            latency_s=args.latency_ms / 1000, fault_rate=args.faults, retry_after_s=1.0,
+            processing_polls=1, seed=args.seed) as server:
+        clips = []
+        for k in range(args.media_files):
+            p = Path(tmp) / f"clip{k:03d}.mp4"
+            p.write_bytes(os.urandom(64_000))
+            clips.append(p)
+        requests = build_requests(args.requests, clips)
+        cache = CallCache(Path(tmp) / "calls.sqlite")
+        caller = GeminiCaller(GeminiSettings(base_url=server.base_url, file_poll_interval_s=0.2),
+                              cache, api_key="bench-dummy-key")
+        run = dict(rpm=args.rpm, concurrency=args.concurrency, max_retries=5, base_delay=0.5,
+                   max_delay=30, seed=args.seed)
+
+        print(f"{args.requests} requests, latency {args.latency_ms:g} ms, limit {args.rpm:g}/min, "
+              f"concurrency {args.concurrency}, faults {args.faults:.0%}", flush=True)
+        results, stats = asyncio.run(run_calls(requests, caller, cache, **run))
+        minutes = stats.elapsed_s / 60
+        attempts_rpm = stats.calls_made / minutes
+        done_rpm = (stats.ok + stats.errors) / minutes
+        ok_ratio = attempts_rpm / args.rpm
+        print(f"run 1: {stats.elapsed_s:.1f} s, {stats.calls_made} attempts, ok {stats.ok}, "
+              f"errors {stats.errors}, retries {stats.retries}, server faults {server.faults}, "
+              f"uploads {server.uploads}")
+        print(f"  attempts/min {attempts_rpm:.0f} = {ok_ratio:.3f} of the limit "
+              f"(target >= 0.9: {'PASS' if ok_ratio >= 0.9 else 'FAIL'})")
+        print(f"  completed requests/min {done_rpm:.0f} = {done_rpm / args.rpm:.3f} of the limit")
+        lost = args.requests - len(results)
+        print(f"  lost requests: {lost}; cache rows {len(cache)} {cache.status_counts()}")
+
+        before = server.generate_calls
+        _, stats2 = asyncio.run(run_calls(requests, caller, cache, **run))
+        rerun_calls = server.generate_calls - before
+        print(f"run 2 (re-run): {stats2.elapsed_s:.2f} s, cache hits {stats2.cache_hits}, "
+              f"calls {stats2.calls_made}, server generate calls {rerun_calls} "
+              f"(target 0 when run 1 had no errors: "
+              f"{'PASS' if rerun_calls == stats.errors else 'FAIL'})")
+        cache.close()
+    return 0 if ok_ratio >= 0.9 and lost == 0 and rerun_calls == stats.errors else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""Persistent cache of model calls and of uploaded media files (one SQLite file).
+
+Pure core (no Dagster). Two tables:
+
+``calls``
+    One row per ``cache_key`` — the latest outcome of that request: reply, status, token counts,
+    latency, error message, attempts. Errors are stored too (for audit), but the runner only serves
+    ``ok`` rows, so an error is retried on the next run. A row that is ``ok`` is never replaced by a
+    later non-``ok`` result (see :meth:`CallCache.put`).
+``uploads``
+    One row per media file, keyed by the file's sha256: the provider's file name and uri, the mime
+    type and the last state seen. Lets a media file be uploaded once and reused across requests and
+    across runs (the caller re-checks the state before trusting a row: provider files expire).
+
+Durability: WAL journal, ``synchronous=NORMAL``, and every :meth:`CallCache.put` is its own committed
+transaction. A committed row survives the process being killed (SIGKILL included); only an OS crash
+or power loss can lose the last few commits. Several processes may share the file (WAL plus a 30 s
+busy timeout).
+
+Threading: one connection opened with ``check_same_thread=False`` and guarded by a lock, so the same
+object may be used from asyncio tasks, from worker threads, or both. Each statement is short (a
+primary-key lookup or a one-row upsert), so calling it from the event loop does not stall it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .calls import CallRequest, CallResult
+
+CACHE_KEY_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    cache_key TEXT PRIMARY KEY,
+    responder TEXT,
+    model TEXT,
+    condition TEXT,
+    reply TEXT,
+    status TEXT,
+    prompt_tokens INT,
+    output_tokens INT,
+    latency_s REAL,
+    error TEXT,
+    attempts INT,
+    created_at TEXT
+);
+CREATE TABLE IF NOT EXISTS uploads (
+    sha256 TEXT PRIMARY KEY,
+    file_name TEXT,
+    uri TEXT,
+    mime_type TEXT,
+    state TEXT,
+    created_at TEXT
+);
+"""
+
+
+def cache_key(responder: str, model: str, prompt: str, media_sha256: str | None, condition: str,
+              settings: dict) -> str:
+    """sha256 (hex) of a canonical JSON of everything that determines an answer.
+
+    Canonical: keys sorted at every depth, no whitespace, UTF-8 kept as is (``ensure_ascii=False``),
+    and a format version so a change of recipe cannot collide with old keys. ``settings`` must be
+    JSON-serialisable (``TypeError`` otherwise — deliberately no ``default=str``, which would make two
+    different objects hash alike). Tuples and lists hash alike; ``1`` and ``1.0`` do not (JSON writes
+    them differently), so pass numbers with a stable type. ``media_sha256=None`` (text only) differs
+    from every real hash.
+    """
+    payload = {
+        "v": CACHE_KEY_VERSION,
+        "responder": responder,
+        "model": model,
+        "prompt": prompt,
+        "media_sha256": media_sha256,
+        "condition": condition,
+        "settings": settings,
+    }
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class UploadRecord:
+    """A media file known to the provider: ``file_name`` (e.g. ``files/abc123``) is what the Files
+    API's ``get`` takes; ``uri`` is what a prompt part references; ``state`` is the last one seen
+    (``PROCESSING``, ``ACTIVE``, ``FAILED``)."""
+
+    sha256: str
+    file_name: str
+    uri: str
+    mime_type: str
+    state: str
+    created_at: str
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class CallCache:
+    """The SQLite cache file at ``path`` (parent directories are created).
+
+    Usable as a context manager (closes the connection). See the module docstring for durability and
+    threading.
+    """
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0,
+                                     isolation_level=None)
+        with self._lock:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute("PRAGMA busy_timeout=30000")
+            self._conn.executescript(_SCHEMA)
+
+    # -- calls -----------------------------------------------------------------------------------
+
+    def get(self, key: str) -> CallResult | None:
+        """The stored result for ``key`` (any status) with ``cached=True``, or None."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT reply, status, prompt_tokens, output_tokens, latency_s, error, attempts "
+                "FROM calls WHERE cache_key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        reply, status, ptok, otok, lat, err, attempts = row
+        return CallResult(cache_key=key, reply=reply or "", status=status, prompt_tokens=ptok or 0,
+                          output_tokens=otok or 0, latency_s=lat or 0.0, error=err or "",
+                          attempts=attempts or 0, cached=True)
+
+    def put(self, result: CallResult, request: CallRequest | None = None) -> None:
+        """Store ``result`` and commit at once.
+
+        ``request`` fills the responder/model/condition columns (empty strings without it).
+        Decision: an existing ``ok`` row is only replaced by another ``ok`` result — a later failure
+        (a forced re-run that hit a 500, say) must not destroy a good answer.
+        """
+        responder = request.responder if request is not None else ""
+        model = request.model if request is not None else ""
+        condition = request.condition if request is not None else ""
+        with self._lock:
+            self._conn.execute(
+                """
+                INSERT INTO calls (cache_key, responder, model, condition, reply, status,
+                                   prompt_tokens, output_tokens, latency_s, error, attempts, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(cache_key) DO UPDATE SET
+                    responder = excluded.responder, model = excluded.model,
+                    condition = excluded.condition, reply = excluded.reply,
+                    status = excluded.status, prompt_tokens = excluded.prompt_tokens,
+                    output_tokens = excluded.output_tokens, latency_s = excluded.latency_s,
+                    error = excluded.error, attempts = excluded.attempts,
+                    created_at = excluded.created_at
+                WHERE calls.status != 'ok' OR excluded.status = 'ok'
+                """,
+                (result.cache_key, responder, model, condition, result.reply, result.status,
+                 int(result.prompt_tokens), int(result.output_tokens), float(result.latency_s),
+                 result.error, int(result.attempts), _now()),
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            return self._conn.execute("SELECT 1 FROM calls WHERE cache_key = ?",
+                                      (key,)).fetchone() is not None
+
+    def status_counts(self) -> dict[str, int]:
+        """Rows per status, e.g. ``{"ok": 58, "error": 2}``."""
+        with self._lock:
+            rows = self._conn.execute("SELECT status, COUNT(*) FROM calls GROUP BY status").fetchall()
+        return dict(rows)
+
+    def rows(self) -> list[dict]:
+        """Every row of ``calls`` as a dict (for audit and tests), ordered by key."""
+        with self._lock:
+            cur = self._conn.execute("SELECT * FROM calls ORDER BY cache_key")
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    # -- uploads ---------------------------------------------------------------------------------
+
+    def get_upload(self, sha256: str) -> UploadRecord | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT sha256, file_name, uri, mime_type, state, created_at FROM uploads "
+                "WHERE sha256 = ?", (sha256,)).fetchone()
+        return UploadRecord(*row) if row is not None else None
+
+    def put_upload(self, sha256: str, file_name: str, uri: str, mime_type: str, state: str) -> None:
+        """Insert or replace the row for ``sha256``; ``created_at`` is kept when only the state of
+        the same provider file changes, and reset when ``file_name`` changes (a re-upload)."""
+        with self._lock:
+            self._conn.execute(
+                """
+                INSERT INTO uploads (sha256, file_name, uri, mime_type, state, created_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(sha256) DO UPDATE SET
+                    created_at = CASE WHEN uploads.file_name = excluded.file_name
+                                      THEN uploads.created_at ELSE excluded.created_at END,
+                    file_name = excluded.file_name, uri = excluded.uri,
+                    mime_type = excluded.mime_type, state = excluded.state
+                """,
+                (sha256, file_name, uri, mime_type, state, _now()),
+            )
+
+    def delete_upload(self, sha256: str) -> None:
+        with self._lock:
+            self._conn.execute("DELETE FROM uploads WHERE sha256 = ?", (sha256,))
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> "CallCache":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

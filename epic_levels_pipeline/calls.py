@@ -1,0 +1,294 @@
+"""Running many model calls: rate limit, concurrency cap, retries, and a persistent cache.
+
+Pure core (no Dagster). A *call* is any ``async def call(request: CallRequest) -> CallResult``; the
+Gemini client in :mod:`.gemini` is one, a fake responder in a test is another. :func:`run_calls` drives
+a list of requests through such a call and guarantees:
+
+* **Nothing is dropped and nothing raises.** Every request gets exactly one :class:`CallResult`, in
+  input order. A call that raises anything other than :class:`RetryableError` (or that exhausts its
+  retries) becomes a result with ``status="error"`` and the message; the run goes on.
+* **Cache first.** A request whose ``cache_key`` already has an ``ok`` row in the :class:`CallCache`
+  is served from it (``cached=True``) without calling. Rows with any other status (``error``,
+  ``skipped``) are *not* served: they are called again, so an error is retried on the next run.
+* **Persist as soon as answered.** Each result is written to the cache (one committed transaction)
+  the moment it arrives, so a run killed at any point (even with SIGKILL) loses only the calls that
+  were in flight; re-running the same requests calls only what is missing.
+* **Duplicate keys are called once.** When several requests share a ``cache_key`` (same responder,
+  model, prompt, media, condition and settings) one call is made and every position gets its result.
+* **Rate and concurrency.** Every attempt, retries included, takes one slot of the
+  :class:`RateLimiter` and runs under a cap of ``concurrency`` attempts in flight. Backoff sleeps
+  hold neither a slot nor the cap.
+* **Retries.** On :class:`RetryableError` the request is retried up to ``max_retries`` times with
+  exponential backoff and jitter (``base_delay * 2**(n-1)``, capped at ``max_delay``, then a random
+  share in ``[1/2, 1]`` of it drawn from a ``seed``-ed RNG). When the error carries ``retry_after``
+  (a server's Retry-After) the wait is at least that long, even beyond ``max_delay`` — the server's
+  word wins. The wait applies to that request only; other requests keep their pace (the limiter is
+  the global brake).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
+
+if TYPE_CHECKING:
+    from .call_cache import CallCache
+
+STATUSES = ("ok", "error", "skipped")
+
+
+@dataclass(frozen=True)
+class CallRequest:
+    """One question to one responder.
+
+    ``cache_key`` identifies the answer (see :func:`.call_cache.cache_key`); the runner trusts it and
+    never recomputes it. ``media_path``/``media_sha256`` name the clip file sent with the prompt (None:
+    text only); ``start_offset_s``/``end_offset_s`` restrict the model to part of it. ``settings`` are
+    responder-specific knobs (temperature, output schema, ...) and must be JSON-serialisable because
+    they are part of the cache key.
+    """
+
+    cache_key: str
+    responder: str
+    model: str
+    condition: str
+    prompt: str
+    media_path: str | None = None
+    media_sha256: str | None = None
+    start_offset_s: float | None = None
+    end_offset_s: float | None = None
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """The outcome of one request.
+
+    ``status`` is ``ok`` (``reply`` holds the answer text), ``error`` (``error`` holds why; ``reply``
+    is empty or partial) or ``skipped`` (the responder chose not to answer, e.g. a condition it does
+    not support). ``attempts`` counts calls made in the run that produced it (0 for a result that was
+    never called). ``cached`` is True when the result was served from the cache in this run.
+    ``latency_s`` is the responder's own measure when it gives one, otherwise the runner's wall time
+    of the successful attempt.
+    """
+
+    cache_key: str
+    reply: str
+    status: str
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    error: str = ""
+    attempts: int = 0
+    cached: bool = False
+
+
+class RetryableError(Exception):
+    """A transient failure worth retrying: HTTP 429/5xx, a timeout, a dropped connection.
+
+    ``status`` is the HTTP status (0 when there was no HTTP answer). ``retry_after`` is the delay in
+    seconds the server asked for, or None when it did not say.
+    """
+
+    def __init__(self, message: str = "", *, status: int = 0, retry_after: float | None = None):
+        super().__init__(message or f"retryable error (HTTP {status})")
+        self.status = status
+        self.retry_after = retry_after
+
+
+@dataclass
+class CallStats:
+    """What a run did.
+
+    ``requests``: requests given (duplicates included); ``cache_hits``: requests served from the cache;
+    ``calls_made``: invocations of ``call``, retries included; ``retries``: the invocations that were
+    retries; ``errors``: requests that ended ``error``; ``ok``: requests that ended ``ok``;
+    ``elapsed_s``: wall time of the run.
+    """
+
+    requests: int = 0
+    cache_hits: int = 0
+    calls_made: int = 0
+    retries: int = 0
+    errors: int = 0
+    ok: int = 0
+    elapsed_s: float = 0.0
+
+    @property
+    def calls_per_minute(self) -> float:
+        return 60.0 * self.calls_made / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+
+class RateLimiter:
+    """Smooth spacing (not a token bucket): successive :meth:`acquire` calls return at least
+    ``60 / rpm`` seconds apart, with no burst allowance.
+
+    Decision: spacing rather than a bucket because the limit we respect is a per-minute quota enforced
+    by the provider over sliding windows; a bucket's initial burst is exactly what trips a 429 at the
+    start of a run. Slots are reserved in call order (first come, first served) and a task cancelled
+    while waiting still consumes its slot (harmless: the limiter only ever errs on the slow side).
+    After an idle period the next caller goes immediately — idle time is not banked. ``rpm`` of None
+    or <= 0 means no limit. Safe for one event loop (not for threads).
+    """
+
+    def __init__(self, rpm: float | None):
+        self.rpm = rpm
+        self.interval = 60.0 / rpm if rpm and rpm > 0 else 0.0
+        self._next = 0.0
+
+    async def acquire(self) -> None:
+        if self.interval <= 0:
+            return
+        now = time.monotonic()
+        slot = max(now, self._next)
+        self._next = slot + self.interval
+        if slot > now:
+            await asyncio.sleep(slot - now)
+
+
+Call = Callable[[CallRequest], Awaitable[CallResult]]
+
+
+def _backoff(attempt: int, base_delay: float, max_delay: float, rng: random.Random,
+             retry_after: float | None) -> float:
+    """Seconds to wait before retry number ``attempt`` (1-based)."""
+    delay = min(max_delay, base_delay * (2 ** (attempt - 1)))
+    delay = delay * (0.5 + 0.5 * rng.random())
+    if retry_after is not None and retry_after > 0:
+        delay = max(delay, retry_after)
+    return delay
+
+
+async def run_calls(
+    requests: Sequence[CallRequest],
+    call: Call,
+    cache: "CallCache | None",
+    *,
+    rpm: float | None = 60,
+    concurrency: int = 8,
+    max_retries: int = 5,
+    base_delay: float = 0.5,
+    max_delay: float = 30.0,
+    seed: int = 0,
+    on_result: Callable[[CallRequest, CallResult], None] | None = None,
+) -> tuple[list[CallResult], CallStats]:
+    """Answer every request (see the module docstring for the guarantees); returns results in input
+    order and the run's :class:`CallStats`.
+
+    ``cache`` may be None (no caching, no persistence). ``on_result(request, result)`` is called for
+    every fresh (non-cached) result after it has been persisted, e.g. for progress display; an
+    exception it raises is ignored. Cancellation (``asyncio.CancelledError``) and
+    ``KeyboardInterrupt`` are not swallowed: the run stops, results already persisted stay.
+    """
+    t0 = time.monotonic()
+    stats = CallStats(requests=len(requests))
+    results: list[CallResult | None] = [None] * len(requests)
+    limiter = RateLimiter(rpm)
+    cap = asyncio.Semaphore(max(1, int(concurrency)))
+    rng = random.Random(seed)
+
+    # Group positions by key: a key is answered once however many requests share it.
+    positions: dict[str, list[int]] = {}
+    for i, req in enumerate(requests):
+        positions.setdefault(req.cache_key, []).append(i)
+
+    pending: list[CallRequest] = []
+    for key, idx in positions.items():
+        hit = cache.get(key) if cache is not None else None
+        if hit is not None and hit.status == "ok":
+            for i in idx:
+                results[i] = hit
+            stats.cache_hits += len(idx)
+        else:
+            pending.append(requests[idx[0]])
+
+    async def one(req: CallRequest) -> None:
+        attempt = 0
+        last_error = ""
+        result: CallResult | None = None
+        while True:
+            attempt += 1
+            retry_after: float | None = None
+            async with cap:
+                await limiter.acquire()
+                stats.calls_made += 1
+                if attempt > 1:
+                    stats.retries += 1
+                started = time.monotonic()
+                try:
+                    out = await call(req)
+                    if not isinstance(out, CallResult):
+                        raise TypeError(f"call returned {type(out).__name__}, not CallResult")
+                    if out.status not in STATUSES:
+                        raise ValueError(f"call returned unknown status {out.status!r}")
+                    result = replace(
+                        out, cache_key=req.cache_key, attempts=attempt, cached=False,
+                        latency_s=out.latency_s or (time.monotonic() - started),
+                    )
+                except RetryableError as exc:
+                    last_error = f"{type(exc).__name__}: HTTP {exc.status}: {exc}"
+                    retry_after = exc.retry_after
+                except (asyncio.CancelledError, KeyboardInterrupt):
+                    raise
+                except Exception as exc:  # noqa: BLE001 - any failure becomes an error row
+                    result = CallResult(req.cache_key, "", "error",
+                                        error=f"{type(exc).__name__}: {exc}", attempts=attempt)
+            if result is not None:
+                break
+            if attempt > max_retries:
+                result = CallResult(req.cache_key, "", "error",
+                                    error=f"gave up after {attempt} attempts: {last_error}",
+                                    attempts=attempt)
+                break
+            await asyncio.sleep(_backoff(attempt, base_delay, max_delay, rng, retry_after))
+
+        if cache is not None:
+            cache.put(result, req)
+        for i in positions[req.cache_key]:
+            results[i] = result
+        if on_result is not None:
+            try:
+                on_result(req, result)
+            except Exception:  # noqa: BLE001 - progress display must not break the run
+                pass
+
+    if pending:
+        await asyncio.gather(*(one(r) for r in pending))
+
+    final: list[CallResult] = [r for r in results if r is not None]
+    assert len(final) == len(requests)
+    stats.ok = sum(1 for r in final if r.status == "ok")
+    stats.errors = sum(1 for r in final if r.status == "error")
+    stats.elapsed_s = time.monotonic() - t0
+    return final, stats
+
+
+def run_calls_sync(requests: Sequence[CallRequest], call: Call, cache: "CallCache | None",
+                   **kwargs) -> tuple[list[CallResult], CallStats]:
+    """Blocking :func:`run_calls`. Uses ``asyncio.run`` when no loop runs in this thread; inside a
+    running loop (e.g. a notebook, or an async Dagster op) it runs a fresh loop in a helper thread and
+    waits for it, re-raising any exception there. ``call`` must not be tied to another event loop
+    (:class:`.gemini.GeminiCaller` keeps one SDK client per loop, so it is fine)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(run_calls(requests, call, cache, **kwargs))
+
+    box: dict = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(run_calls(requests, call, cache, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="run_calls", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]

@@ -1,0 +1,148 @@
+"""``epic-levels``: the command line. Errors are caught here once and printed as lines a person can act on."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .errors import AnnotationError, ClipKeyError, ManifestError
+from .settings import Paths
+
+
+def cmd_validate(args) -> int:
+    from .annotations import validate_paths
+
+    paths = [Path(p) for p in args.paths]
+    missing = [p for p in paths if not p.exists()]
+    for p in missing:
+        print(f"{p}:0:-: no such file or folder")
+    problems, files, skipped = validate_paths([p for p in paths if p.exists()])
+    errors = [p for p in problems if p.severity == "error"]
+    for p in errors:
+        print(p)
+    dropped = [p for p in problems if p.severity != "error"]
+    for p in dropped:
+        print(p, file=sys.stderr)
+    print(f"{len(files)} files checked, {len(errors)} problems, {len(dropped)} rows dropped with a reason"
+          f"{f', {len(skipped)} other files skipped' if skipped else ''}", file=sys.stderr)
+    return 1 if errors or missing else 0
+
+
+def _bank_for_clip(paths: Paths, key: str):
+    """The clip's questions (and items) from the warehouse if materialized, else computed now."""
+    from .warehouse import read_parquet
+
+    qfile = paths.assets / "questions" / f"{key}.parquet"
+    ifile = paths.assets / "items" / f"{key}.parquet"
+    if qfile.exists():
+        return read_parquet([qfile]), read_parquet([ifile]) if ifile.exists() else None, "warehouse"
+    from .annotations import load_annotations
+    from .catalogue import build_catalogue
+    from .clip_view import ClipView
+    from .clips import Clip, clip_annotations
+    from .formats import build_items
+    from .questions import build_bank
+
+    clip = Clip.from_key(key)
+    ann = load_annotations(paths.annotations)
+    cat = build_catalogue(ann)
+    rows = clip_annotations(ann, clip)
+    bank = build_bank(clip, rows, cat)
+    items, _ = build_items(bank.questions, ClipView(clip, rows, cat), cat)
+    return bank.questions, items, "computed now (not materialized yet)"
+
+
+def cmd_questions(args) -> int:
+    from .questions import render_question
+
+    paths = Paths.default()
+    questions, items, source = _bank_for_clip(paths, args.clip)
+    print(f"# {args.clip}: {len(questions)} questions ({source})\n")
+    if args.format:
+        if items is None:
+            print("items are not materialized yet; run `epic-levels run` first", file=sys.stderr)
+            return 1
+        chosen = items[items["format"] == args.format]
+        for item in chosen.itertuples():
+            print(f"## {item.item_id}  [{item.level} · {item.subtype} · expected: {item.expected} · chance {item.chance:.3f}]")
+            print(item.prompt)
+            if args.format == "statements":
+                for s in json.loads(item.statements):
+                    print(f"    {s['letter']}: {'true ' if s['truth'] else 'false'}  (from {s['source']})")
+            print()
+        return 0
+    for _, q in questions.iterrows():
+        print(render_question(q))
+        print()
+    return 0
+
+
+def cmd_run(args) -> int:
+    from .orchestrate import run_pipeline
+
+    paths = Paths.default()
+    run_config = {}
+    report = run_pipeline(paths, clip_keys=args.clips or None, run_config=run_config)
+    print(f"\n{len(report.clips)} clips, {report.runs} runs, {report.seconds:.1f} s; failed: {report.failed or 'none'}")
+    _print_summary(paths)
+    return 1 if report.failed else 0
+
+
+def _print_summary(paths: Paths) -> None:
+    from .warehouse import query
+
+    if not paths.warehouse.exists():
+        return
+    try:
+        table = query(paths.warehouse, """
+            SELECT dataset, level, count(*) AS questions, count(DISTINCT subtype) AS subtypes,
+                   count(DISTINCT clip_key) AS clips
+            FROM questions GROUP BY dataset, level ORDER BY dataset, level""")
+    except Exception as exc:  # the table may not exist yet
+        print(f"(no questions table yet: {exc})")
+        return
+    print("\nQuestion bank (warehouse table `questions`):")
+    print(table.to_string(index=False))
+    try:
+        scores = query(paths.warehouse, """
+            SELECT responder, condition, format, n, round(accuracy, 3) AS accuracy, round(chance, 3) AS chance,
+                   round(chance_corrected, 3) AS chance_corrected, round(ci_low, 3) AS ci_low, round(ci_high, 3) AS ci_high
+            FROM scores WHERE dataset = '*' AND level = '*' AND subtype = '*' AND distractor_strategy = '*'
+            ORDER BY responder, condition, format""")
+        print("\nMain score table (warehouse table `scores`, all datasets, levels and subtypes):")
+        print(scores.to_string(index=False))
+    except Exception:
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="epic-levels", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="materialize the whole graph for the manifest's clips and print the main table")
+    p.add_argument("--clips", nargs="*", help="clip keys (default: every clip in data/clips.csv)")
+    p.add_argument("--responders", default="oracle,chance,presence,blind", help="offline responders to run")
+    p.add_argument("--models", default="", help="Gemini models to run (needs GEMINI_API_KEY)")
+    p.set_defaults(fn=cmd_run)
+
+    p = sub.add_parser("validate", help="validate annotation files; prints FILE:ROW:COLUMN: message")
+    p.add_argument("paths", nargs="+")
+    p.set_defaults(fn=cmd_validate)
+
+    p = sub.add_parser("questions", help="print a clip's questions (and format variants) as a person reads them")
+    p.add_argument("--clip", required=True)
+    p.add_argument("--format", choices=["yes_no", "multiple_choice", "statements", "open", "option_judgement", "open_with_reason"])
+    p.set_defaults(fn=cmd_questions)
+
+    args = parser.parse_args(argv)
+    try:
+        return args.fn(args)
+    except (AnnotationError, ManifestError, ClipKeyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""Formats: every base question rendered in the five answer formats, with checks on the renderings."""
+
+import dagster as dg
+import pandas as pd
+
+from ...catalogue import Catalogue
+from ...clip_view import ClipView
+from ...clips import Clip
+from ...formats import build_items, format_problems, open_problems, statement_truth_problems
+from ..metadata import counts_markdown, markdown_table, table_metadata
+from ..partitions import clip_partitions
+
+
+@dg.asset(
+    partitions_def=clip_partitions, group_name="formats", kinds={"pandas", "parquet"}, code_version="1",
+    ins={"questions": dg.AssetIn(), "clip_annotations": dg.AssetIn(), "entity_catalogue": dg.AssetIn()},
+    description="Each base question as yes_no, multiple_choice, statements, open (or option_judgement when it "
+                "cannot stand without its options) and open_with_reason; prompt, expected answer, chance.",
+    check_specs=[
+        dg.AssetCheckSpec("five_formats_per_question", asset="items", blocking=True),
+        dg.AssetCheckSpec("no_list_dependent_wording", asset="items", blocking=True,
+                          description="Open items use no list-dependent wording and leak no option."),
+        dg.AssetCheckSpec("statement_truths_from_solvers", asset="items", blocking=True),
+    ],
+)
+def items(context: dg.AssetExecutionContext, questions: pd.DataFrame, clip_annotations: pd.DataFrame,
+          entity_catalogue: Catalogue):
+    clip = Clip.from_key(context.partition_key)
+    view = ClipView(clip, clip_annotations, entity_catalogue)
+    frame, rejected = build_items(questions, view, entity_catalogue)
+    yes = frame[frame["format"] == "yes_no"]
+    meta = table_metadata(frame, ["format", "expected", "chance", "prompt"], 6)
+    meta.update({
+        "by_format": dg.MetadataValue.md(counts_markdown(frame["format"].value_counts().to_dict(), "format", "items")),
+        "yes_no_true_share": float((yes["expected"] == "yes").mean()) if len(yes) else 0.0,
+        "open_rejected_to_option_judgement": dg.MetadataValue.md("\n".join(f"- {r}" for r in rejected) or "_(none)_"),
+    })
+    yield dg.Output(frame, metadata=meta)
+    problems = format_problems(frame, questions)
+    yield dg.AssetCheckResult(check_name="five_formats_per_question", passed=not problems,
+                              metadata={"problems": dg.MetadataValue.md("\n".join(problems) or "_(none)_")})
+    open_items = frame[frame["base_format"] == "open"]
+    problems = [f"{r.item_id}: {p}" for r in open_items.itertuples() for p in open_problems(r.prompt, list(r.options))]
+    yield dg.AssetCheckResult(check_name="no_list_dependent_wording", passed=not problems,
+                              metadata={"open_items": len(open_items), "problems": dg.MetadataValue.md("\n".join(problems) or "_(none)_")})
+    problems = statement_truth_problems(frame, view, questions)
+    yield dg.AssetCheckResult(check_name="statement_truths_from_solvers", passed=not problems,
+                              metadata={"problems": dg.MetadataValue.md("\n".join(problems) or "_(none)_")})

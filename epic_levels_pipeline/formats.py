@@ -1,0 +1,325 @@
+"""Five answer formats: one base question, one right answer, five renderings.
+
+| format              | reply                          | expected (machine form)        | chance        |
+|---------------------|--------------------------------|--------------------------------|---------------|
+| ``yes_no``          | ``Answer: yes``                | ``yes`` / ``no``               | 1/2           |
+| ``multiple_choice`` | ``Answer: B``                  | ``B``                          | 1/4           |
+| ``statements``      | ``Answer: A, C``               | ``A,C`` (sorted letters)       | 1/(2^k − 1)   |
+| ``open``            | ``Answer: <text>``             | the key's text                 | 0             |
+| ``option_judgement``| ``A: true`` … ``D: false``     | ``false,true,false,false``     | 1/2^k         |
+| ``open_with_reason``| as open / 4b + ``Because: …``  | as open / 4b                   | as open / 4b  |
+
+Step 1 — *can the question stand without its options?* is decided by the generator from the annotations
+(``can_stand_alone``: exactly one object handled at the cue, a count has one value, …) and one more rule
+here: if the open wording would mention any option's text, it cannot (the prompt would leak an option).
+Yes → ``open``; no → ``option_judgement`` (4b), where the options stay and each is judged true/false.
+
+Step 2 — fixed templates per answer type state the output format (``Answer with the name of the
+object.``), and :func:`list_dependent_phrases` rejects wording that only makes sense with a list.
+
+``yes_no`` statements are balanced per clip by a seeded rule: the clip's questions are ordered by a
+seeded hash and alternate true/false, so every clip is within one statement of half true and the bank is
+within a fraction of a percent of 50 %. False statements use real distractors (the question's options).
+
+``statements`` (format 3): the key's statement is always true; further true statements come from other
+verified questions about the same window (their keys); if too few, statements about sounds present in the
+window (objects moved, for ``hd_epic``); false ones from the wrong options of those questions and from
+sounds absent from the window. Every statement's truth comes from the solvers, and each records its source.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pandas as pd
+
+from .catalogue import Catalogue, object_class
+from .clip_view import ClipView, records
+from .language import capitalise, cue_phrase
+from .questions import LETTERS, stable_seed
+from .solvers import solve
+from .subtypes import OPEN_FORMATS
+
+FORMATS = ("yes_no", "multiple_choice", "statements", "open", "option_judgement", "open_with_reason")
+LIST_DEPENDENT = ("which of the following", "of these", "listed", "options", "above", "below")
+REASON_LINE = "Because: <one sentence on what you saw or heard that supports your answer>"
+
+ITEM_COLUMNS = [
+    "item_id", "question_id", "clip_key", "dataset", "video_id", "subtype", "level", "distractor_strategy", "format",
+    "base_format", "prompt", "expected", "answer_type", "chance", "options", "option_values", "option_truth",
+    "candidate_synonyms", "statements", "statement_value", "statement_true",
+]
+
+
+def chance(fmt: str, *, n_options: int = 4, n_statements: int = 4, base_format: str | None = None) -> float:
+    """The one place chance is decided: 1/2, 1/n, 1/(2^k − 1) (exact non-empty set), 0 (open), 1/2^k (4b)."""
+    if fmt == "open_with_reason":
+        return chance(base_format or "open", n_options=n_options, n_statements=n_statements)
+    if fmt == "yes_no":
+        return 1 / 2
+    if fmt == "multiple_choice":
+        return 1 / n_options
+    if fmt == "statements":
+        return 1 / (2 ** n_statements - 1)
+    if fmt == "open":
+        return 0.0
+    if fmt == "option_judgement":
+        return 1 / 2 ** n_options
+    raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
+
+
+def list_dependent_phrases(prompt: str) -> list[str]:
+    """List-dependent wording found in a prompt (whole words, case-insensitive)."""
+    text = prompt.lower()
+    return [p for p in LIST_DEPENDENT if re.search(rf"\b{re.escape(p)}\b", text)]
+
+
+def leaked_options(prompt: str, options: list[str]) -> list[str]:
+    """Options whose text appears in the prompt as a whole phrase (case-insensitive)."""
+    text = prompt.lower()
+    return [o for o in options if o.strip() and re.search(rf"(?<![a-z]){re.escape(o.strip().lower())}(?![a-z])", text)]
+
+
+def open_problems(prompt: str, options: list[str]) -> list[str]:
+    """Why an open prompt is unacceptable (empty list = acceptable)."""
+    problems = [f"list-dependent wording {p!r}" for p in list_dependent_phrases(prompt)]
+    problems += [f"leaks option {o!r}" for o in leaked_options(prompt, options)]
+    return problems
+
+
+# --- synonyms per candidate (what rule scorers match and offline responders may say) -------------------
+
+
+def synonyms(cat: Catalogue, view: ClipView, value: str, text: str) -> list[str]:
+    kind, _, rest = value.partition(":")
+    names = [text]
+    if kind == "noun":
+        key = cat.noun_keys.get(int(rest))
+        if key:
+            names += [key] + [i for i in cat.noun_instances(key) if len(i) > 2]
+        names += [str(n) for n in view.narrations.loc[view.narrations["noun_class"] == int(rest), "noun"]]
+    elif kind in ("action", "purpose"):
+        v, n = (int(x) for x in rest.split(":"))
+        own = view.first_narration_of.get((v, n))
+        narration = own.narration if own is not None else cat.actions.get((v, n), {}).get("narration", "")
+        bare = re.sub(r"\b(the|a|an)\s+", "", text)
+        names += [bare, narration]
+        if kind == "purpose":
+            names += [f"to {text}", f"to {bare}"]
+    elif kind == "object":
+        cls = object_class(cat, rest)
+        names += [rest, cls.replace(":", " ")]
+    elif kind == "sound":
+        names += [cue_phrase(rest), rest]
+    elif kind == "count":
+        names = [rest]
+    seen, out = set(), []
+    for n in names:
+        n = str(n).strip()
+        if n and n.lower() not in seen:
+            seen.add(n.lower())
+            out.append(n)
+    return out
+
+
+# --- renderings --------------------------------------------------------------------------------------
+
+
+def _options_block(options: list[str]) -> str:
+    return "\n".join(f"{LETTERS[i]}. {o}" for i, o in enumerate(options))
+
+
+def _statement(template: str, option: str) -> str:
+    text = template.format(option=option)
+    text = re.sub(r"\.\.$", ".", text)
+    return capitalise(text)
+
+
+def yes_no_prompt(statement: str) -> str:
+    return (f"Statement: {statement}\n\nIs this statement true for the clip?\n"
+            "Reply in exactly this format:\nAnswer: <yes/no>")
+
+
+def multiple_choice_prompt(question: str, options: list[str]) -> str:
+    return (f"{question}\n{_options_block(options)}\n\nReply with the letter of the correct option, in exactly this format:\n"
+            "Answer: <letter>")
+
+
+def statements_prompt(statements: list[str]) -> str:
+    return ("Which of these statements are true for the clip? Several may be true; select every true one.\n"
+            f"{_options_block(statements)}\n\nReply in exactly this format, listing the letters of all true statements:\n"
+            "Answer: <letters separated by commas>")
+
+
+def open_prompt(question: str, answer_type: str, reason: bool = False) -> str:
+    tail = f"\n{REASON_LINE}" if reason else ""
+    return f"{question} {OPEN_FORMATS[answer_type]}\n\nReply in exactly this format:\nAnswer: <your answer>{tail}"
+
+
+def option_judgement_prompt(question: str, options: list[str], reason: bool = False) -> str:
+    lines = "\n".join(f"{LETTERS[i]}: <true/false>" for i in range(len(options)))
+    tail = f"\n{REASON_LINE}" if reason else ""
+    return (f"{question}\n{_options_block(options)}\n\nJudge each option on its own: is it true for the clip? "
+            f"Reply in exactly this format, one line per option:\n{lines}{tail}")
+
+
+def _truth_string(truth: list[bool]) -> str:
+    return ",".join("true" if t else "false" for t in truth)
+
+
+def yes_no_truths(question_ids: list[str], seed: int, clip_key: str) -> dict[str, bool]:
+    """Balanced per clip: questions in seeded-hash order alternate true/false from a seeded start."""
+    ordered = sorted(question_ids, key=lambda q: stable_seed(seed, q))
+    start = stable_seed(seed, clip_key, "yes_no") % 2 == 0
+    return {q: (start if i % 2 == 0 else not start) for i, q in enumerate(ordered)}
+
+
+def _statement_pool(questions: pd.DataFrame, view: ClipView, cat: Catalogue) -> tuple[list[dict], list[dict]]:
+    """True and false statements available in this window, each with its source and solver truth."""
+    trues, falses = [], []
+    seen: set[str] = set()
+    for q in records(questions):
+        params = json.loads(q.params)
+        values = list(q.option_values)
+        truth = solve(q.subtype, view, params, values)
+        for option, value, t in zip(q.options, values, truth):
+            text = _statement(q.statement, option)
+            if text.lower() in seen:
+                continue
+            seen.add(text.lower())
+            entry = {"text": text, "truth": bool(t), "source": f"question:{q.question_id}", "value": value}
+            (trues if t else falses).append(entry)
+    # Presence statements (sounds for epic_sounds, moved objects for hd_epic), truth from the presence solvers.
+    if view.clip.dataset == "epic_sounds":
+        present = sorted(view.present_sound_classes)
+        absent = [c for c in cat.sound_classes if c not in view.present_sound_classes and c not in view.possibly_heard]
+        for c, is_true in [(c, True) for c in present] + [(c, False) for c in absent]:
+            text = f"{capitalise(cue_phrase(c))} can be heard during this clip."
+            t = solve("easy_sound_presence", view, {}, [f"sound:{c}"])[0]
+            assert t == is_true
+            (trues if t else falses).append({"text": text, "truth": t, "source": "sound presence", "value": f"sound:{c}"})
+    else:
+        moved = sorted(n for n in view.present_objects if n in cat.objects)
+        others = [n for n in cat.objects_by_video.get(view.clip.video_id, []) if n not in view.present_objects
+                  and object_class(cat, n) not in {object_class(cat, m) for m in view.present_objects}]
+        for n, is_true in [(n, True) for n in moved] + [(n, False) for n in others]:
+            text = f"During this clip, the camera wearer moves the {n}."
+            t = solve("easy_object", view, {}, [f"object:{n}"])[0]
+            (trues if t else falses).append({"text": text, "truth": t, "source": "object presence", "value": f"object:{n}"})
+    return trues, falses
+
+
+def build_items(questions: pd.DataFrame, view: ClipView, cat: Catalogue, *, seed: int = 20261130) -> tuple[pd.DataFrame, list[str]]:
+    """Every base question of one clip in the five formats; also the open prompts the checker rejected."""
+    items: list[dict] = []
+    rejected: list[str] = []
+    if not len(questions):
+        return pd.DataFrame(columns=ITEM_COLUMNS), rejected
+    clip = view.clip
+    yes_no = yes_no_truths(list(questions["question_id"]), seed, clip.key)
+    trues, falses = _statement_pool(questions, view, cat)
+    for q in records(questions):
+        options, values = list(q.options), list(q.option_values)
+        truth = solve(q.subtype, view, json.loads(q.params), values)
+        syn = [synonyms(cat, view, v, o) for v, o in zip(values, options)]
+        base = {"question_id": q.question_id, "clip_key": q.clip_key, "dataset": q.dataset, "video_id": q.video_id,
+                "subtype": q.subtype, "level": q.level, "distractor_strategy": q.distractor_strategy,
+                "answer_type": q.answer_type, "options": options, "option_values": values,
+                "option_truth": [bool(t) for t in truth], "candidate_synonyms": json.dumps(syn),
+                "statements": None, "statement_value": None, "statement_true": None}
+        rng = random.Random(stable_seed(seed, q.question_id, "formats"))
+
+        # 1 yes/no
+        want_true = yes_no[q.question_id]
+        wrong = [i for i, t in enumerate(truth) if not t]
+        idx = q.answer_index if want_true else rng.choice(wrong)
+        statement = _statement(q.statement, options[idx])
+        items.append({**base, "item_id": f"{q.question_id}#yes_no", "format": "yes_no", "base_format": "yes_no",
+                      "prompt": yes_no_prompt(statement), "expected": "yes" if truth[idx] else "no",
+                      "chance": chance("yes_no"), "statement_value": values[idx], "statement_true": bool(truth[idx])})
+        # 2 multiple choice
+        items.append({**base, "item_id": f"{q.question_id}#multiple_choice", "format": "multiple_choice",
+                      "base_format": "multiple_choice", "prompt": multiple_choice_prompt(q.question, options),
+                      "expected": LETTERS[q.answer_index], "chance": chance("multiple_choice", n_options=len(options))})
+        # 3 statements
+        chosen = _choose_statements(q, options, truth, trues, falses, rng)
+        expected = ",".join(LETTERS[i] for i, s in enumerate(chosen) if s["truth"])
+        items.append({**base, "item_id": f"{q.question_id}#statements", "format": "statements", "base_format": "statements",
+                      "prompt": statements_prompt([s["text"] for s in chosen]), "expected": expected,
+                      "chance": chance("statements", n_statements=len(chosen)),
+                      "statements": json.dumps([{**s, "letter": LETTERS[i]} for i, s in enumerate(chosen)])})
+        # 4 open or 4b, and 5 with a reason
+        stand_alone = bool(q.can_stand_alone)
+        if stand_alone:
+            problems = open_problems(open_prompt(q.open_question, q.answer_type), options)
+            if problems:
+                rejected.append(f"{q.question_id}: {'; '.join(problems)} → option_judgement")
+                stand_alone = False
+        if stand_alone:
+            for fmt, reason in (("open", False), ("open_with_reason", True)):
+                items.append({**base, "item_id": f"{q.question_id}#{fmt}", "format": fmt, "base_format": "open",
+                              "prompt": open_prompt(q.open_question, q.answer_type, reason), "expected": q.answer,
+                              "chance": chance("open")})
+        else:
+            for fmt, reason in (("option_judgement", False), ("open_with_reason", True)):
+                items.append({**base, "item_id": f"{q.question_id}#{fmt}", "format": fmt, "base_format": "option_judgement",
+                              "prompt": option_judgement_prompt(q.question, options, reason),
+                              "expected": _truth_string(truth),
+                              "chance": chance("option_judgement", n_options=len(options))})
+    return pd.DataFrame(items, columns=ITEM_COLUMNS), rejected
+
+
+def _choose_statements(q, options, truth, trues, falses, rng: random.Random) -> list[dict]:
+    """Four statements: the key's (true), 0–2 more true ones, the rest false; shuffled, seeded."""
+    key_text = _statement(q.statement, options[q.answer_index]).lower()
+    own_false = [_statement(q.statement, o) for o, t in zip(options, truth) if not t]
+    key = next(s for s in trues if s["text"].lower() == key_text)
+    other_true = [s for s in trues if s["text"].lower() != key_text]
+    n_true = 1 + rng.randint(0, min(2, len(other_true)))
+    chosen = [key] + rng.sample(other_true, n_true - 1)
+    pool_false = [s for s in falses if s["text"] in own_false] + \
+                 [s for s in falses if s["text"] not in own_false and s["text"].lower() not in {c["text"].lower() for c in chosen}]
+    first = pool_false[: len(own_false)]
+    rest = pool_false[len(own_false):]
+    rng.shuffle(first)
+    rng.shuffle(rest)
+    chosen += (first + rest)[: 4 - len(chosen)]
+    rng.shuffle(chosen)
+    return chosen
+
+
+def format_problems(items: pd.DataFrame, questions: pd.DataFrame) -> list[str]:
+    """Every question has yes_no, multiple_choice, statements, open or option_judgement, open_with_reason."""
+    problems = []
+    for qid in questions["question_id"]:
+        have = set(items.loc[items["question_id"] == qid, "format"])
+        missing = {"yes_no", "multiple_choice", "statements", "open_with_reason"} - have
+        if not ({"open", "option_judgement"} & have):
+            missing.add("open|option_judgement")
+        if missing:
+            problems.append(f"{qid}: missing {sorted(missing)}")
+    return problems
+
+
+def statement_truth_problems(items: pd.DataFrame, view: ClipView, questions: pd.DataFrame) -> list[str]:
+    """Format-3 truths must agree with the solvers (re-run now), and each item has a true statement."""
+    problems = []
+    subtype_of = dict(zip(questions["question_id"], questions["subtype"]))
+    params_of = dict(zip(questions["question_id"], questions["params"]))
+    for item in items[items["format"] == "statements"].itertuples():
+        statements = json.loads(item.statements)
+        if not any(s["truth"] for s in statements):
+            problems.append(f"{item.item_id}: no true statement")
+        for s in statements:
+            if s["source"].startswith("question:"):
+                qid = s["source"].split(":", 1)[1]
+                truth = solve(subtype_of[qid], view, json.loads(params_of[qid]), [s["value"]])[0]
+            elif s["source"] == "sound presence":
+                truth = solve("easy_sound_presence", view, {}, [s["value"]])[0]
+            else:
+                truth = solve("easy_object", view, {}, [s["value"]])[0]
+            if truth != s["truth"]:
+                problems.append(f"{item.item_id} {s['letter']}: stored truth {s['truth']} but solver says {truth}")
+    return problems

@@ -1,0 +1,527 @@
+"""Gemini as a responder, on the official ``google-genai`` SDK (async client).
+
+Pure core (no Dagster). :class:`GeminiCaller` is an ``async (CallRequest) -> CallResult`` callable for
+:func:`.calls.run_calls`; the runner owns rate limiting, concurrency, retries and the answer cache,
+this module owns the wire.
+
+Decisions and edge cases:
+
+* **API key** only from the environment (:func:`api_key_from_env`: ``GEMINI_API_KEY``, then
+  ``GOOGLE_API_KEY``) or passed in by the caller; never read from files or settings, never logged.
+* **API version** is pinned to ``v1beta`` (the SDK's default is ``v1``, which lacks parts of the
+  Files API and structured-output fields this project uses).
+* **Retries.** ``generate_content`` is sent with the SDK's own retries *off* (per-request
+  ``HttpRetryOptions(attempts=1)``): every attempt then goes through the runner's rate limiter and
+  is counted. HTTP 408/429/500/502/503/504, timeouts and connection errors become
+  :class:`.calls.RetryableError` (``retry_after`` from a ``Retry-After`` header, else from a
+  ``google.rpc.RetryInfo.retryDelay`` in the error body, else None). Other 4xx become an ``error``
+  result. Files API calls (upload, get) keep the SDK's retries (``sdk_retry_attempts``).
+* **Media** (``request.media_path``): uploaded once per ``media_sha256`` (computed from the file when
+  the request gives none) — concurrent requests for the same file wait on one upload — and recorded
+  in the cache's ``uploads`` table, so later runs reuse it. A recorded file is re-checked once per
+  process with ``files.get``: gone (403/404, e.g. expired after 48 h) or FAILED → uploaded again. The
+  caller then polls ``files.get`` every ``file_poll_interval_s`` until ACTIVE. FAILED, or still not
+  ACTIVE after ``file_wait_timeout_s``, gives an ``error`` result (not an exception), and that
+  failure is remembered for the rest of the process so other requests for the same file fail fast
+  instead of uploading or waiting again; the next run tries afresh. ``media_sha256`` is trusted: the
+  caller guarantees it is the hash of ``media_path``. A request with ``media_sha256`` but no
+  ``media_path`` is sent as text only.
+* **Parts**: the media part first (with ``VideoMetadata(start_offset, end_offset)`` — Duration strings
+  such as ``"12.5s"`` — when offsets are given), then the prompt text. Offsets < 0 or end <= start
+  give an ``error`` result.
+* **Reply**: ``response.text`` (text parts of the first candidate, thoughts excluded). No text (no
+  candidates, safety block, token budget spent) → ``error`` with the finish/block reason. When
+  ``response_mime_type`` is ``application/json`` the text must parse as JSON, carry the schema's
+  required top-level keys and respect top-level ``enum`` values, else ``error`` (the text is kept in
+  ``reply`` for audit). Tokens: ``prompt_token_count`` and ``candidates_token_count`` (thinking tokens
+  are not counted as output). ``latency_s`` times ``generate_content`` only (not uploads).
+* **Thinking**: ``thinking_budget=0`` by default, because on 2.5-flash thinking tokens share
+  ``max_output_tokens`` and a small budget can otherwise end with no visible text. Set it to None for
+  models that refuse a zero budget (2.5-pro) or do not take one.
+* **Per-request settings** (``request.settings``, also part of the cache key) override the defaults:
+  ``temperature``, ``max_output_tokens``, ``thinking_budget``, ``response_mime_type``,
+  ``response_schema`` (a Gemini Schema as a dict), ``system_instruction``, ``seed``,
+  ``media_resolution`` (e.g. ``"MEDIA_RESOLUTION_LOW"``), ``fps`` (video sampling rate). Other keys
+  are ignored here (they may exist only to separate cache keys).
+* **Event loops**: the SDK's async HTTP client is bound to the loop it first ran on, so one SDK client
+  is kept per event loop (weakly): the same caller works across successive ``asyncio.run`` calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import hashlib
+import json
+import mimetypes
+import os
+import re
+import time
+import weakref
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+
+import httpx
+from google import genai
+from google.genai import errors, types
+
+from .call_cache import CallCache, cache_key as make_cache_key
+from .calls import CallRequest, CallResult, RetryableError, run_calls
+
+RETRYABLE_HTTP = frozenset({408, 429, 500, 502, 503, 504})
+API_VERSION = "v1beta"
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+# Gemini's names where they differ from (or are missing in) the platform's mimetypes table.
+_MIME_OVERRIDES = {
+    ".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm", ".mov": "video/mov",
+    ".avi": "video/avi", ".mpeg": "video/mpeg", ".mpg": "video/mpg", ".wmv": "video/wmv",
+    ".3gp": "video/3gpp", ".flv": "video/x-flv", ".wav": "audio/wav", ".mp3": "audio/mp3",
+    ".aac": "audio/aac", ".m4a": "audio/aac", ".ogg": "audio/ogg", ".flac": "audio/flac",
+    ".aiff": "audio/aiff", ".aif": "audio/aiff",
+}
+
+
+def api_key_from_env() -> str | None:
+    """``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``, else None (blank values count as unset)."""
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        value = (os.environ.get(name) or "").strip()
+        if value:
+            return value
+    return None
+
+
+@dataclass(frozen=True)
+class GeminiSettings:
+    """Defaults for every call of a :class:`GeminiCaller`. ``base_url`` None means Google's
+    endpoint; tests point it at a local server. ``timeout_s`` bounds each HTTP request."""
+
+    model: str = "gemini-2.5-flash"
+    base_url: str | None = None
+    temperature: float = 0.0
+    max_output_tokens: int = 256
+    timeout_s: float = 120
+    sdk_retry_attempts: int = 3
+    file_poll_interval_s: float = 1.0
+    file_wait_timeout_s: float = 300
+    thinking_budget: int | None = 0
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def guess_mime_type(path: str) -> str | None:
+    ext = os.path.splitext(path)[1].lower()
+    return _MIME_OVERRIDES.get(ext) or mimetypes.guess_type(path)[0]
+
+
+def duration(seconds: float) -> str:
+    """Protobuf Duration text for ``seconds``, millisecond precision: ``12.5 -> "12.5s"``."""
+    text = f"{float(seconds):.3f}".rstrip("0").rstrip(".")
+    return f"{text}s"
+
+
+def _parse_delay(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds, decimals tolerated, or an HTTP date) or a
+    Duration string (``"31s"``, ``"0.5s"``); None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    m = re.fullmatch(r"(\d+(?:\.\d*)?)s?", value)
+    if m:
+        return float(m.group(1))
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+def retry_after_of(exc: errors.APIError) -> float | None:
+    """The delay a server asked for in an SDK error: ``Retry-After`` header first, then a
+    ``google.rpc.RetryInfo`` detail in the error body."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is not None:
+        try:
+            found = _parse_delay(headers.get("retry-after"))
+        except Exception:  # noqa: BLE001 - exotic header objects: fall through to the body
+            found = None
+        if found is not None:
+            return found
+    body = exc.details if isinstance(exc.details, dict) else {}
+    details = (body.get("error") or {}).get("details") or body.get("details") or []
+    for d in details if isinstance(details, list) else []:
+        if isinstance(d, dict) and str(d.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            return _parse_delay(d.get("retryDelay"))
+    return None
+
+
+def _classify(exc: BaseException) -> RetryableError | None:
+    """A RetryableError for transient failures; None for permanent ones."""
+    if isinstance(exc, errors.APIError):
+        if exc.code in RETRYABLE_HTTP:
+            return RetryableError(f"{exc.code} {exc.status}: {exc.message}", status=int(exc.code),
+                                  retry_after=retry_after_of(exc))
+        return None
+    if isinstance(exc, (httpx.TimeoutException, httpx.TransportError)):
+        return RetryableError(f"{type(exc).__name__}: {exc}", status=0)
+    return None
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, errors.APIError):
+        return f"HTTP {exc.code} {exc.status}: {exc.message}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _state(file: types.File) -> str:
+    state = file.state
+    if state is None:
+        return "STATE_UNSPECIFIED"
+    return state.value if hasattr(state, "value") else str(state)
+
+
+class _MediaError(Exception):
+    """The media file cannot be used; becomes an ``error`` result."""
+
+
+def check_json_reply(text: str, schema: dict | None) -> str | None:
+    """Why ``text`` is not an acceptable structured reply, or None when it is.
+
+    Checks: valid JSON; when ``schema`` describes an object, a JSON object holding every ``required``
+    key, and every top-level property with an ``enum`` holding one of its values. Deeper levels are
+    not checked (the service enforces the schema; this only guards against a server that did not).
+    """
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, TypeError) as exc:
+        return f"reply is not valid JSON ({exc})"
+    if not schema or str(schema.get("type", "")).upper() != "OBJECT":
+        return None
+    if not isinstance(value, dict):
+        return "reply is not a JSON object"
+    for key in schema.get("required") or []:
+        if key not in value:
+            return f"reply lacks required key {key!r}"
+    for key, prop in (schema.get("properties") or {}).items():
+        enum = prop.get("enum") if isinstance(prop, dict) else None
+        if enum and key in value and value[key] not in enum:
+            return f"reply {key}={value[key]!r} is not one of {enum}"
+    return None
+
+
+def choice_schema(n_candidates: int) -> dict:
+    """Gemini response schema: ``{"choice": one of "A".."<n-th letter>" or "none"}``."""
+    if not 1 <= n_candidates <= len(LETTERS):
+        raise ValueError(f"n_candidates must be in 1..{len(LETTERS)}, got {n_candidates}")
+    return {
+        "type": "OBJECT",
+        "properties": {"choice": {"type": "STRING",
+                                  "enum": [*LETTERS[:n_candidates], "none"]}},
+        "required": ["choice"],
+    }
+
+
+def parse_choice(text: str, n_candidates: int) -> str | None:
+    """The letter chosen in a judge reply, or None for ``"none"``; ValueError when the reply is not
+    ``{"choice": <letter among the first n_candidates> | "none"}``. Letters are matched exactly
+    (upper case): the schema's enum allows nothing else."""
+    value = json.loads(text)
+    if not isinstance(value, dict) or "choice" not in value:
+        raise ValueError(f"judge reply has no 'choice': {text[:200]!r}")
+    choice = value["choice"]
+    if choice == "none":
+        return None
+    if isinstance(choice, str) and len(choice) == 1 and choice in LETTERS[:n_candidates]:
+        return choice
+    raise ValueError(f"judge choice {choice!r} is not among A..{LETTERS[n_candidates - 1]} or none")
+
+
+class _LoopState:
+    def __init__(self, client: genai.Client):
+        self.client = client
+        self.locks: dict[str, asyncio.Lock] = {}
+
+
+class GeminiCaller:
+    """``await caller(request) -> CallResult`` against Gemini (see the module docstring).
+
+    ``cache`` holds the uploads table (pass the same :class:`CallCache` given to ``run_calls``); None
+    disables upload reuse across runs (within a process uploads are still shared). ``api_key``
+    defaults to :func:`api_key_from_env`; ValueError when there is none.
+    """
+
+    def __init__(self, settings: GeminiSettings | None = None, cache: CallCache | None = None,
+                 api_key: str | None = None):
+        self.settings = settings or GeminiSettings()
+        self.cache = cache
+        self._api_key = api_key or api_key_from_env()
+        if not self._api_key:
+            raise ValueError("no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)")
+        self._loops: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState]" = (
+            weakref.WeakKeyDictionary())
+        self._active: dict[str, tuple[str, str]] = {}  # sha -> (uri, mime), confirmed this process
+        self._failed: dict[str, str] = {}  # sha -> why, for this process
+
+    # -- client -----------------------------------------------------------------------------------
+
+    def _new_client(self) -> genai.Client:
+        s = self.settings
+        http_options = types.HttpOptions(
+            base_url=s.base_url,
+            api_version=API_VERSION,
+            timeout=int(s.timeout_s * 1000),
+            retry_options=types.HttpRetryOptions(attempts=max(1, int(s.sdk_retry_attempts))),
+        )
+        return genai.Client(api_key=self._api_key, http_options=http_options)
+
+    def _loop_state(self) -> _LoopState:
+        loop = asyncio.get_running_loop()
+        state = self._loops.get(loop)
+        if state is None:
+            state = _LoopState(self._new_client())
+            self._loops[loop] = state
+        return state
+
+    async def aclose(self) -> None:
+        """Close the SDK client of the running loop (clients of finished loops are dropped with
+        them)."""
+        state = self._loops.pop(asyncio.get_running_loop(), None)
+        if state is not None:
+            await state.client.aio.aclose()
+
+    # -- media ------------------------------------------------------------------------------------
+
+    async def _ensure_file(self, state: _LoopState, path: str, sha: str) -> tuple[str, str]:
+        """(uri, mime type) of an ACTIVE provider file holding ``path``; raises _MediaError or
+        RetryableError."""
+        if sha in self._active:
+            return self._active[sha]
+        if sha in self._failed:
+            raise _MediaError(self._failed[sha])
+        lock = state.locks.setdefault(sha, asyncio.Lock())
+        async with lock:
+            if sha in self._active:
+                return self._active[sha]
+            if sha in self._failed:
+                raise _MediaError(self._failed[sha])
+            try:
+                found = await self._upload_or_reuse(state.client, path, sha)
+            except _MediaError as exc:
+                self._failed[sha] = str(exc)
+                raise
+            self._active[sha] = found
+            return found
+
+    async def _upload_or_reuse(self, client: genai.Client, path: str, sha: str) -> tuple[str, str]:
+        file: types.File | None = None
+        row = self.cache.get_upload(sha) if self.cache is not None else None
+        mime = row.mime_type if row is not None else None
+        if row is not None and row.state != "FAILED":
+            try:
+                file = await client.aio.files.get(name=row.file_name)
+            except errors.ClientError as exc:
+                if exc.code not in (403, 404):
+                    raise _MediaError(f"checking uploaded file {row.file_name}: {_describe(exc)}")
+                file = None  # expired or deleted: upload again
+            except Exception as exc:  # noqa: BLE001
+                raise self._media_failure(exc, f"checking uploaded file {row.file_name}")
+            if file is not None and _state(file) == "FAILED":
+                file = None
+        if file is None:
+            if not os.path.isfile(path):
+                raise _MediaError(f"media file not found: {path}")
+            mime = guess_mime_type(path)
+            if mime is None:
+                raise _MediaError(f"unknown mime type for media file {path}")
+            try:
+                file = await client.aio.files.upload(
+                    file=path, config=types.UploadFileConfig(mime_type=mime,
+                                                             display_name=os.path.basename(path)))
+            except Exception as exc:  # noqa: BLE001
+                raise self._media_failure(exc, f"uploading {path}")
+            if not file.name or not file.uri:
+                raise _MediaError(f"upload of {path} returned no file name/uri")
+            self._record(sha, file, mime)
+        return await self._wait_active(client, file, sha, mime)
+
+    def _media_failure(self, exc: Exception, doing: str) -> Exception:
+        retry = _classify(exc)
+        if retry is not None:
+            return retry
+        return _MediaError(f"{doing}: {_describe(exc)}")
+
+    def _record(self, sha: str, file: types.File, mime: str | None) -> None:
+        if self.cache is not None:
+            self.cache.put_upload(sha, file.name or "", file.uri or "",
+                                  file.mime_type or mime or "", _state(file))
+
+    async def _wait_active(self, client: genai.Client, file: types.File, sha: str,
+                           mime: str | None) -> tuple[str, str]:
+        s = self.settings
+        deadline = time.monotonic() + s.file_wait_timeout_s
+        state = _state(file)
+        while state not in ("ACTIVE", "FAILED"):
+            if time.monotonic() >= deadline:
+                raise _MediaError(f"file {file.name} still {state} after "
+                                  f"{s.file_wait_timeout_s:g} s")
+            await asyncio.sleep(s.file_poll_interval_s)
+            try:
+                file = await client.aio.files.get(name=file.name)
+            except Exception as exc:  # noqa: BLE001
+                raise self._media_failure(exc, f"polling file {file.name}")
+            if _state(file) != state:
+                state = _state(file)
+                self._record(sha, file, mime)
+        if state == "FAILED":
+            why = file.error.message if file.error is not None and file.error.message else "no reason"
+            raise _MediaError(f"file {file.name} processing FAILED: {why}")
+        return file.uri or "", file.mime_type or mime or ""
+
+    # -- calling ----------------------------------------------------------------------------------
+
+    def _config(self, request: CallRequest) -> types.GenerateContentConfig:
+        s, o = self.settings, request.settings or {}
+        budget = o.get("thinking_budget", s.thinking_budget)
+        schema = o.get("response_schema")
+        return types.GenerateContentConfig(
+            temperature=o.get("temperature", s.temperature),
+            max_output_tokens=o.get("max_output_tokens", s.max_output_tokens),
+            thinking_config=types.ThinkingConfig(thinking_budget=budget) if budget is not None
+            else None,
+            response_mime_type=o.get("response_mime_type"),
+            response_schema=types.Schema.model_validate(schema) if schema else None,
+            system_instruction=o.get("system_instruction"),
+            seed=o.get("seed"),
+            media_resolution=o.get("media_resolution"),
+            http_options=types.HttpOptions(
+                timeout=int(s.timeout_s * 1000),
+                retry_options=types.HttpRetryOptions(attempts=1),
+            ),
+        )
+
+    def _fail(self, request: CallRequest, message: str, reply: str = "", **extra) -> CallResult:
+        return CallResult(request.cache_key, reply, "error", error=message, **extra)
+
+    async def __call__(self, request: CallRequest) -> CallResult:
+        """Answer one request. Raises only RetryableError (for the runner to retry) and truly
+        unexpected exceptions (which the runner turns into ``error`` results)."""
+        state = self._loop_state()
+        parts: list[types.Part] = []
+        if request.media_path:
+            start, end = request.start_offset_s, request.end_offset_s
+            if (start is not None and start < 0) or (end is not None and end < 0) or (
+                    start is not None and end is not None and end <= start):
+                return self._fail(request, f"invalid offsets start={start} end={end}")
+            try:
+                sha = request.media_sha256 or await asyncio.to_thread(sha256_file,
+                                                                      request.media_path)
+            except OSError as exc:
+                return self._fail(request, f"media file unreadable: {exc}")
+            try:
+                uri, mime = await self._ensure_file(state, request.media_path, sha)
+            except _MediaError as exc:
+                return self._fail(request, str(exc))
+            fps = (request.settings or {}).get("fps")
+            meta = None
+            if start is not None or end is not None or fps is not None:
+                meta = types.VideoMetadata(
+                    start_offset=duration(start) if start is not None else None,
+                    end_offset=duration(end) if end is not None else None,
+                    fps=fps)
+            parts.append(types.Part(file_data=types.FileData(file_uri=uri, mime_type=mime),
+                                    video_metadata=meta))
+        parts.append(types.Part(text=request.prompt))
+
+        model = request.model or self.settings.model
+        started = time.monotonic()
+        try:
+            response = await state.client.aio.models.generate_content(
+                model=model, contents=[types.Content(role="user", parts=parts)],
+                config=self._config(request))
+        except Exception as exc:  # noqa: BLE001
+            retry = _classify(exc)
+            if retry is not None:
+                raise retry from exc
+            if isinstance(exc, (errors.APIError, errors.UnknownApiResponseError)):
+                return self._fail(request, _describe(exc), latency_s=time.monotonic() - started)
+            raise
+        latency = time.monotonic() - started
+
+        usage = response.usage_metadata
+        tokens = dict(prompt_tokens=(usage.prompt_token_count or 0) if usage else 0,
+                      output_tokens=(usage.candidates_token_count or 0) if usage else 0,
+                      latency_s=latency)
+        text = response.text
+        if not text:
+            return self._fail(request, _empty_reason(response), **tokens)
+        if (request.settings or {}).get("response_mime_type") == "application/json":
+            why = check_json_reply(text, (request.settings or {}).get("response_schema"))
+            if why is not None:
+                return self._fail(request, why, reply=text, **tokens)
+        return CallResult(request.cache_key, text, "ok", **tokens)
+
+    # -- judge ------------------------------------------------------------------------------------
+
+    def judge_request(self, prompt: str, n_candidates: int, *, cache_key: str | None = None,
+                      model: str | None = None, responder: str = "judge",
+                      condition: str = "judge", settings: dict | None = None) -> CallRequest:
+        """A text-only request whose reply is ``{"choice": "A".. | "none"}`` (structured output).
+
+        ``settings`` add to (and may override) the structured-output settings. ``cache_key``
+        defaults to :func:`.call_cache.cache_key` of the request's fields. Use with ``run_calls``
+        to judge many items; read replies with :func:`parse_choice`.
+        """
+        merged = {"response_mime_type": "application/json",
+                  "response_schema": choice_schema(n_candidates), **(settings or {})}
+        model = model or self.settings.model
+        key = cache_key or make_cache_key(responder, model, prompt, None, condition, merged)
+        return CallRequest(cache_key=key, responder=responder, model=model, condition=condition,
+                           prompt=prompt, settings=merged)
+
+    async def judge_choice(self, prompt: str, n_candidates: int, *, cache_key: str | None = None,
+                           model: str | None = None, max_retries: int = 5,
+                           base_delay: float = 0.5, max_delay: float = 30.0
+                           ) -> tuple[str | None, str, CallResult]:
+        """Ask one judge question: ``(choice, raw reply, result)``.
+
+        ``choice`` is the letter, or None when the judge said ``"none"`` *or* the call failed —
+        tell them apart by ``result.status`` (``ok`` vs ``error``). Goes through :func:`run_calls`
+        with ``self.cache``: an ``ok`` answer under ``cache_key`` is reused without calling, and
+        transient errors are retried. No rate limit applies to this single call; to judge many
+        items under a limit, build :meth:`judge_request` s and run them with ``run_calls``.
+        """
+        req = self.judge_request(prompt, n_candidates, cache_key=cache_key, model=model)
+        (result,), _ = await run_calls([req], self, self.cache, rpm=None, concurrency=1,
+                                       max_retries=max_retries, base_delay=base_delay,
+                                       max_delay=max_delay)
+        if result.status != "ok":
+            return None, result.reply, result
+        try:
+            return parse_choice(result.reply, n_candidates), result.reply, result
+        except (ValueError, json.JSONDecodeError) as exc:
+            return None, result.reply, replace(result, status="error", error=str(exc))
+
+
+def _empty_reason(response: types.GenerateContentResponse) -> str:
+    """Why a response carries no text, for the error column."""
+    bits = []
+    feedback = response.prompt_feedback
+    if feedback is not None and feedback.block_reason is not None:
+        bits.append(f"prompt blocked: {feedback.block_reason}")
+    if not response.candidates:
+        bits.append("no candidates")
+    else:
+        cand = response.candidates[0]
+        if cand.finish_reason is not None:
+            bits.append(f"finish_reason={getattr(cand.finish_reason, 'value', cand.finish_reason)}")
+        if cand.content is None or not cand.content.parts:
+            bits.append("no content parts")
+    return "empty response: " + ("; ".join(bits) if bits else "no text")

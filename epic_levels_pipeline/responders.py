@@ -1,0 +1,257 @@
+"""Responders and conditions. Every responder replies in the item's stated output format, as text, so
+parsing and scoring are the same for all of them.
+
+Conditions: ``clip`` (video with audio), ``no_clip`` (text only; every format), ``silenced`` (same video,
+audio replaced by silence; ``epic_sounds`` clips only).
+
+The offline reference responders perceive a clip through its annotations, so they need no video file:
+under ``clip`` they see every stream of the clip, under ``silenced`` every stream but ``sound``, under
+``no_clip`` none.
+
+- ``oracle``   answers from the annotations it perceives, through the same solvers that computed the keys.
+               When a question's evidence (its provenance) lies in a stream it cannot perceive, it abstains
+               (``Answer: cannot tell``), which scores as wrong: so under ``silenced`` it loses exactly the
+               questions whose provenance includes sound rows — a self-test of the provenance. Its open
+               replies use a synonym that the rules resolve to the key (not always the option text).
+- ``chance``   seeded random valid replies; open replies name a random entity of the right kind from the
+               whole catalogue (so open chance is ≈ 0, as the format's chance says).
+- ``presence`` knows which entities occur anywhere in what it perceives, not when: picks the only present
+               option (else the only absent one, else guesses), says "yes" to statements about present
+               entities, names a present entity in open replies.
+- ``blind``    answer priors only, no clip knowledge: prefers the entity most frequent in the dataset.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+
+from .catalogue import Catalogue
+from .clip_view import ClipView
+from .language import capitalise, cue_phrase
+from .parsing import match_open, render_reply
+from .questions import LETTERS, presence_choice, stable_seed
+from .solvers import solve
+
+CONDITIONS = ("clip", "no_clip", "silenced")
+OFFLINE_RESPONDERS = ("oracle", "chance", "presence", "blind")
+OFFLINE_MODEL = "offline"
+ABSTAIN = "cannot tell"
+ALL_STREAMS = {"sound", "narration", "activity", "object_track", "recipe_step"}
+
+
+def conditions_for(dataset: str) -> tuple[str, ...]:
+    return ("clip", "no_clip", "silenced") if dataset == "epic_sounds" else ("clip", "no_clip")
+
+
+def perceived_streams(condition: str) -> set[str]:
+    if condition == "clip":
+        return set(ALL_STREAMS)
+    if condition == "silenced":
+        return ALL_STREAMS - {"sound"}
+    if condition == "no_clip":
+        return set()
+    raise ValueError(f"unknown condition {condition!r} (known: {', '.join(CONDITIONS)})")
+
+
+def parse_format(item) -> str:
+    """The parser format of an item (open_with_reason splits by its base format)."""
+    if item.format == "open_with_reason":
+        return "open_with_reason_open" if item.base_format == "open" else "open_with_reason_judgement"
+    return item.format
+
+
+@dataclass
+class Context:
+    item: object          # a row of the items table
+    question: object      # its row of the questions table
+    view: ClipView        # the clip as this condition lets the responder perceive it
+    catalogue: Catalogue
+    condition: str
+    questions_by_id: dict  # question_id -> question row (format-3 statements cite other questions)
+
+
+def _streams_of(question) -> set[str]:
+    return {e["stream"] for e in json.loads(question.provenance)}
+
+
+def _reason(question) -> str:
+    labels = [f"{e['label']} ({e['stream']})" for e in json.loads(question.provenance)[:3] if e.get("label")]
+    return "I noticed " + "; ".join(labels) if labels else "that is what the clip shows"
+
+
+def _reply(ctx: Context, fmt: str, value, abstain: bool = False) -> str:
+    reason = _reason(ctx.question) if fmt.startswith("open_with_reason") else None
+    if abstain:
+        return f"Answer: {ABSTAIN}" + (f"\nBecause: I could not perceive what the question needs" if reason else "")
+    return render_reply(fmt, value, reason=reason)
+
+
+def _rng(name: str, ctx: Context) -> random.Random:
+    return random.Random(stable_seed(name, ctx.item.item_id, ctx.condition))
+
+
+def _statements(ctx: Context) -> list[dict]:
+    return json.loads(ctx.item.statements)
+
+
+def _statement_knowable(ctx: Context, s: dict) -> bool:
+    perceived = ctx.view.streams
+    if s["source"].startswith("question:"):
+        q = ctx.questions_by_id[s["source"].split(":", 1)[1]]
+        return _streams_of(q) <= perceived
+    return ("sound" if s["source"] == "sound presence" else "object_track") in perceived
+
+
+def _statement_truth(ctx: Context, s: dict) -> bool:
+    if s["source"].startswith("question:"):
+        q = ctx.questions_by_id[s["source"].split(":", 1)[1]]
+        return solve(q.subtype, ctx.view, json.loads(q.params), [s["value"]])[0]
+    subtype = "easy_sound_presence" if s["source"] == "sound presence" else "easy_object"
+    return solve(subtype, ctx.view, {}, [s["value"]])[0]
+
+
+def _open_text(ctx: Context, index: int, rng: random.Random) -> str:
+    """A natural name for option ``index`` that the rules resolve to that option (varies by seed)."""
+    synonyms = json.loads(ctx.item.candidate_synonyms)
+    names = list(synonyms[index])
+    rng.shuffle(names)
+    for name in names:
+        if match_open(name, synonyms).value == index:
+            return name
+    return ctx.item.options[index]
+
+
+# --- the four offline responders ------------------------------------------------------------------------
+
+
+def oracle(ctx: Context) -> str:
+    item, q, fmt = ctx.item, ctx.question, parse_format(ctx.item)
+    rng = _rng("oracle", ctx)
+    if item.format == "statements":
+        statements = _statements(ctx)
+        if not all(_statement_knowable(ctx, s) for s in statements):
+            return _reply(ctx, fmt, None, abstain=True)
+        letters = [LETTERS[i] for i, s in enumerate(statements) if _statement_truth(ctx, s)]
+        return _reply(ctx, fmt, letters) if letters else _reply(ctx, fmt, None, abstain=True)
+    if not _streams_of(q) <= ctx.view.streams:
+        return _reply(ctx, fmt, None, abstain=True)
+    truth = solve(q.subtype, ctx.view, json.loads(q.params), list(item.option_values))
+    if item.format == "yes_no":
+        return _reply(ctx, fmt, solve(q.subtype, ctx.view, json.loads(q.params), [item.statement_value])[0])
+    if fmt in ("option_judgement", "open_with_reason_judgement"):
+        return _reply(ctx, fmt, truth)
+    if sum(truth) != 1:
+        return _reply(ctx, fmt, None, abstain=True)
+    index = truth.index(True)
+    if item.format == "multiple_choice":
+        return _reply(ctx, fmt, index)
+    return _reply(ctx, fmt, _open_text(ctx, index, rng))
+
+
+def chance(ctx: Context) -> str:
+    item, fmt = ctx.item, parse_format(ctx.item)
+    rng = _rng("chance", ctx)
+    n = len(item.options)
+    if item.format == "yes_no":
+        return _reply(ctx, fmt, rng.choice(["yes", "no"]))
+    if item.format == "multiple_choice":
+        return _reply(ctx, fmt, rng.randrange(n))
+    if item.format == "statements":
+        k = len(_statements(ctx))
+        mask = rng.randrange(1, 2 ** k)  # uniform over non-empty subsets
+        return _reply(ctx, fmt, [LETTERS[i] for i in range(k) if mask >> i & 1])
+    if fmt in ("option_judgement", "open_with_reason_judgement"):
+        return _reply(ctx, fmt, [rng.random() < 0.5 for _ in range(n)])
+    return _reply(ctx, fmt, random_entity(ctx.catalogue, item.option_values[0], rng))
+
+
+def random_entity(cat: Catalogue, like_value: str, rng: random.Random) -> str:
+    """A random name of the same kind as ``like_value`` from the whole catalogue (chance's open reply)."""
+    kind = like_value.split(":", 1)[0]
+    if kind == "noun" and cat.nouns:
+        return rng.choice(list(cat.nouns.values()))["name"]
+    if kind in ("action", "purpose") and cat.actions:
+        entry = rng.choice(list(cat.actions.values()))
+        return entry["narration"]
+    if kind == "object" and cat.objects:
+        return rng.choice(list(cat.objects))
+    if kind == "activity" and cat.activities:
+        return rng.choice(list(cat.activities))
+    if kind == "sound":
+        return capitalise(cue_phrase(rng.choice(cat.sound_classes)))
+    if kind == "count":
+        return str(rng.randrange(0, 21))
+    return "something"
+
+
+def presence(ctx: Context) -> str:
+    item, fmt, view = ctx.item, parse_format(ctx.item), ctx.view
+    rng = _rng("presence", ctx)
+    present = [view.present(v) for v in item.option_values]
+    if item.format == "yes_no":
+        p = view.present(item.statement_value)
+        return _reply(ctx, fmt, rng.choice(["yes", "no"]) if p is None else ("yes" if p else "no"))
+    if item.format == "statements":
+        statements = _statements(ctx)
+        flags = [view.present(s["value"]) for s in statements]
+        letters = [LETTERS[i] for i, f in enumerate(flags) if f]
+        return _reply(ctx, fmt, letters or [LETTERS[rng.randrange(len(statements))]])
+    if fmt in ("option_judgement", "open_with_reason_judgement"):
+        return _reply(ctx, fmt, [bool(p) if p is not None else rng.random() < 0.5 for p in present])
+    pick, _ = presence_choice(present)
+    if item.format == "multiple_choice":
+        return _reply(ctx, fmt, pick if pick is not None else rng.randrange(len(present)))
+    # open: name an entity of the right kind that occurs in the clip (it does not know when)
+    kind = item.option_values[0].split(":", 1)[0]
+    names = present_names(view, kind)
+    return _reply(ctx, fmt, rng.choice(names) if names else random_entity(ctx.catalogue, item.option_values[0], rng))
+
+
+def present_names(view: ClipView, kind: str) -> list[str]:
+    from .distractors import render
+
+    if kind == "noun":
+        return sorted({render(view, f"noun:{int(c)}") for c in view.narrations["noun_class"].dropna()})
+    if kind in ("action", "purpose"):
+        return sorted({render(view, f"{kind}:{v}:{n}") for v, n in view.present_actions})
+    if kind == "object":
+        return sorted(view.present_objects)
+    if kind == "sound":
+        return sorted(capitalise(cue_phrase(c)) for c in view.present_sound_classes)
+    if kind == "activity":
+        return sorted(set(view.activities["label"]))
+    return []
+
+
+def blind(ctx: Context) -> str:
+    item, fmt = ctx.item, parse_format(ctx.item)
+    freq = ctx.catalogue.frequency
+    scores = [freq.get(v, 0) for v in item.option_values]
+    best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    if item.format == "yes_no":
+        return _reply(ctx, fmt, "yes" if item.statement_value == item.option_values[best] else "no")
+    if item.format == "multiple_choice":
+        return _reply(ctx, fmt, best)
+    if item.format == "statements":
+        statements = _statements(ctx)
+        s_scores = [freq.get(s["value"], 0) for s in statements]
+        top = max(range(len(s_scores)), key=lambda i: (s_scores[i], -i))
+        return _reply(ctx, fmt, [LETTERS[top]])
+    if fmt in ("option_judgement", "open_with_reason_judgement"):
+        return _reply(ctx, fmt, [i == best for i in range(len(scores))])
+    kind = item.option_values[0].split(":", 1)[0]
+    common = ctx.catalogue.most_common.get(kind)
+    return _reply(ctx, fmt, common or item.options[best])
+
+
+OFFLINE = {"oracle": oracle, "chance": chance, "presence": presence, "blind": blind}
+
+
+def offline_reply(name: str, ctx: Context) -> str:
+    try:
+        fn = OFFLINE[name]
+    except KeyError:
+        raise ValueError(f"unknown offline responder {name!r} (known: {', '.join(OFFLINE)})") from None
+    return fn(ctx)

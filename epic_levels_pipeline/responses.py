@@ -1,0 +1,114 @@
+"""Collecting responses for one clip: every item × condition × responder (or model).
+
+Offline responders are computed directly (deterministic, instant, no cache needed). Model calls go
+through :func:`epic_levels_pipeline.calls.run_calls_sync`: cached by content key (responder, model,
+prompt, media hash, condition, settings) in ``data/cache/calls.sqlite``, persisted as they arrive,
+concurrent under a rate limit, retried on 429/5xx; what still fails is an ``error`` row. A condition that
+needs media a clip does not have is a ``skipped`` row with the reason, for every responder that needs media.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .call_cache import CallCache, cache_key
+from .calls import CallRequest, CallStats, run_calls_sync
+from .catalogue import Catalogue
+from .clip_view import ClipView, records
+from .clips import Clip
+from .responders import OFFLINE_MODEL, Context, conditions_for, offline_reply, perceived_streams
+
+RESPONSE_COLUMNS = [
+    "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format",
+    "base_format", "condition", "responder", "model", "reply", "status", "prompt_tokens", "output_tokens",
+    "latency_s", "cache_key", "cached", "error", "media_sha256",
+]
+OFFLINE_SETTINGS = {"seed": "per item and condition"}
+
+
+@dataclass
+class ModelRun:
+    """What a model responder needs: its caller (e.g. GeminiCaller), the cache, and throughput limits."""
+
+    name: str            # responder name, e.g. "gemini"
+    model: str
+    caller: object       # async callable CallRequest -> CallResult
+    cache: CallCache
+    rpm: float = 60
+    concurrency: int = 4
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass
+class ClipMediaInfo:
+    status: str = "skipped"
+    reason: str = "no media prepared"
+    clip_path: str | None = None
+    silenced_path: str | None = None
+    clip_sha256: str | None = None
+    silenced_sha256: str | None = None
+
+
+def _base(item, condition: str, responder: str, model: str) -> dict:
+    return {"item_id": item.item_id, "question_id": item.question_id, "clip_key": item.clip_key,
+            "dataset": item.dataset, "level": item.level, "subtype": item.subtype,
+            "distractor_strategy": item.distractor_strategy, "format": item.format, "base_format": item.base_format,
+            "condition": condition, "responder": responder, "model": model}
+
+
+def offline_responses(clip: Clip, items: pd.DataFrame, questions: pd.DataFrame, rows: pd.DataFrame,
+                      catalogue: Catalogue, responders: list[str]) -> pd.DataFrame:
+    out: list[dict] = []
+    if not len(items) or not responders:
+        return pd.DataFrame(out, columns=RESPONSE_COLUMNS)
+    question_rows = {q.question_id: q for q in records(questions)}
+    item_rows = records(items)
+    for condition in conditions_for(clip.dataset):
+        view = ClipView(clip, rows, catalogue, streams=perceived_streams(condition))
+        for item in item_rows:
+            ctx = Context(item, question_rows[item.question_id], view, catalogue, condition, question_rows)
+            for name in responders:
+                started = time.perf_counter()
+                reply = offline_reply(name, ctx)
+                out.append({**_base(item, condition, name, OFFLINE_MODEL), "reply": reply, "status": "ok",
+                            "prompt_tokens": 0, "output_tokens": 0, "latency_s": time.perf_counter() - started,
+                            "cache_key": cache_key(name, OFFLINE_MODEL, item.prompt, None, condition, OFFLINE_SETTINGS),
+                            "cached": False, "error": "", "media_sha256": None})
+    return pd.DataFrame(out, columns=RESPONSE_COLUMNS)
+
+
+def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: ModelRun) -> tuple[pd.DataFrame, CallStats | None]:
+    """One model over every item × condition; media conditions skipped (with reason) when media is missing."""
+    requests: list[CallRequest] = []
+    meta: list[tuple] = []
+    skipped: list[dict] = []
+    for condition in conditions_for(clip.dataset):
+        for item in records(items):
+            if condition == "no_clip":
+                path, sha = None, None
+            elif media.status != "ready":
+                skipped.append({**_base(item, condition, run.name, run.model), "reply": "", "status": "skipped",
+                                "prompt_tokens": 0, "output_tokens": 0, "latency_s": 0.0, "cache_key": "",
+                                "cached": False, "error": media.reason, "media_sha256": None})
+                continue
+            elif condition == "silenced":
+                path, sha = media.silenced_path, media.silenced_sha256
+            else:
+                path, sha = media.clip_path, media.clip_sha256
+            key = cache_key(run.name, run.model, item.prompt, sha, condition, run.settings)
+            requests.append(CallRequest(key, run.name, run.model, condition, item.prompt, media_path=path,
+                                        media_sha256=sha, settings=dict(run.settings)))
+            meta.append((item, condition, sha))
+    stats = None
+    rows = list(skipped)
+    if requests:
+        results, stats = run_calls_sync(requests, run.caller, run.cache, rpm=run.rpm, concurrency=run.concurrency)
+        for (item, condition, sha), result in zip(meta, results):
+            rows.append({**_base(item, condition, run.name, run.model), "reply": result.reply, "status": result.status,
+                         "prompt_tokens": result.prompt_tokens, "output_tokens": result.output_tokens,
+                         "latency_s": result.latency_s, "cache_key": result.cache_key, "cached": result.cached,
+                         "error": result.error, "media_sha256": sha})
+    return pd.DataFrame(rows, columns=RESPONSE_COLUMNS), stats

@@ -1,0 +1,156 @@
+"""Verdicts: rules first, a bounded judge only when rules cannot decide.
+
+Per response: parse it with its format's parser (:mod:`parsing`), compare with the item's expected
+answer, and record how it was decided:
+
+- ``rule``      the rules gave a verdict (right or wrong). An explicit abstention ("cannot tell", "I don't
+                know", "unknown") in an open reply is a rule verdict: wrong.
+- ``judge``     open reply the rules could not decide (two candidates named, negation, hedge, no candidate
+                matched); the judge saw only the question, the reply and the four candidates in a seeded
+                shuffled order, and chose one (or none = wrong).
+- ``unparsed``  the reply broke the output format; counted as wrong, never guessed.
+- ``undecided`` the rules could not decide and no judge is configured (or the judge call failed): reported,
+                and left out of accuracy, never silently counted either way.
+
+``skipped`` and ``error`` responses (no media, failed call) get no verdict row's ``correct`` value: they
+are kept with ``scored_by`` = ``skipped``/``error`` and excluded from scores, and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .clip_view import records
+from .parsing import match_open, parse_letter, parse_letter_set, parse_number, parse_option_judgements, parse_yes_no, answer_text
+from .questions import LETTERS, stable_seed
+
+VERDICT_COLUMNS = [
+    "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format", "base_format",
+    "condition", "responder", "model", "reply", "parsed", "expected", "correct", "scored_by", "note",
+    "n_marked_true", "judge_raw", "chance",
+]
+_ABSTAIN = re.compile(r"^\W*(cannot tell|can't tell|i (do not|don't) know|unknown|not sure|no idea|unsure)\W*$", re.I)
+
+
+@dataclass
+class JudgeRequest:
+    """What a judge sees: the question (no options, no clip, no key), the reply, the candidates in order."""
+
+    key: str
+    question: str
+    reply: str
+    candidates: list[str]
+    order: list[int]  # order[i] = index in the item's options of the i-th candidate shown
+
+
+def judge_order(item_id: str, responder: str, condition: str, n: int, seed: int = 0) -> list[int]:
+    order = list(range(n))
+    random.Random(stable_seed("judge", seed, item_id, responder, condition)).shuffle(order)
+    return order
+
+
+def judge_prompt(question: str, reply: str, candidates: list[str]) -> str:
+    lines = "\n".join(f"{LETTERS[i]}. {c}" for i, c in enumerate(candidates))
+    return ("You check what a short answer means. You see a question, someone's answer, and candidate answers.\n"
+            "Decide which single candidate the answer means. If it means none of them, more than one, or is "
+            "not an answer, choose none.\n\n"
+            f"Question: {question}\nAnswer given: {reply}\n\nCandidates:\n{lines}\n\n"
+            'Reply as JSON: {"choice": "<letter or none>"}')
+
+
+def _question_text(item) -> str:
+    """The item's question without the stated output format (what the judge may see)."""
+    return item.prompt.split("\n\nReply in exactly this format")[0].split(" Answer with ")[0].strip()
+
+
+def _base(response, item) -> dict:
+    return {c: getattr(response, c) for c in ("item_id", "question_id", "clip_key", "dataset", "level", "subtype",
+                                               "distractor_strategy", "format", "base_format", "condition",
+                                               "responder", "model", "reply")} | {"expected": item.expected,
+                                                                                    "chance": float(item.chance)}
+
+
+def rule_verdict(item, reply: str) -> tuple[str, bool | None, str, str, int | None]:
+    """(parsed, correct, scored_by, note, n_marked_true) by the rules alone; scored_by may be 'undecided'."""
+    base = item.base_format
+    if base == "yes_no":
+        p = parse_yes_no(reply)
+        return (str(p.value), p.value == item.expected, "rule", p.note, None) if p.ok else ("", False, "unparsed", p.note, None)
+    if base == "multiple_choice":
+        p = parse_letter(reply, n_options=len(item.options))
+        return (str(p.value), p.value == item.expected, "rule", p.note, None) if p.ok else ("", False, "unparsed", p.note, None)
+    if base == "statements":
+        n = len(json.loads(item.statements))
+        p = parse_letter_set(reply, n_options=n)
+        if not p.ok:
+            return "", False, "unparsed", p.note, None
+        parsed = ",".join(sorted(p.value))
+        return parsed, parsed == item.expected, "rule", p.note, len(p.value)
+    if base == "option_judgement":
+        p = parse_option_judgements(reply, n_options=len(item.options))
+        if not p.ok:
+            return "", False, "unparsed", p.note, None
+        parsed = ",".join("true" if v else "false" for v in p.value)
+        return parsed, parsed == item.expected, "rule", p.note, sum(bool(v) for v in p.value)
+    # open
+    text = answer_text(reply)
+    if not text.ok:
+        return "", False, "unparsed", text.note, None
+    answer = str(text.value)
+    if _ABSTAIN.match(answer):
+        return "(abstained)", False, "rule", "explicit abstention", None
+    if item.answer_type == "number":
+        p = parse_number(reply)
+        if not p.ok:
+            return "", False, "unparsed", p.note, None
+        return str(p.value), str(p.value) == str(item.expected), "rule", p.note, None
+    key_index = list(item.options).index(item.expected)
+    p = match_open(answer, json.loads(item.candidate_synonyms))
+    if p.ok:
+        return item.options[p.value], p.value == key_index, "rule", p.note, None
+    return answer, None, "undecided", p.note, None
+
+
+def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_seed: int = 0) -> pd.DataFrame:
+    """One verdict per response. ``judge(requests: list[JudgeRequest]) -> list[(choice_index|None, raw)]``."""
+    by_item = {i.item_id: i for i in records(items)}
+    rows: list[dict] = []
+    pending: list[tuple[int, JudgeRequest, object]] = []
+    for r in records(responses):
+        item = by_item[r.item_id]
+        base = _base(r, item)
+        if r.status != "ok":
+            rows.append({**base, "parsed": "", "correct": None, "scored_by": r.status, "note": r.error,
+                         "n_marked_true": None, "judge_raw": ""})
+            continue
+        parsed, correct, scored_by, note, marked = rule_verdict(item, r.reply)
+        rows.append({**base, "parsed": parsed, "correct": correct, "scored_by": scored_by, "note": note,
+                     "n_marked_true": marked, "judge_raw": ""})
+        if scored_by == "undecided" and judge is not None:
+            order = judge_order(r.item_id, r.responder, r.condition, len(item.options), judge_seed)
+            candidates = [item.options[i] for i in order]
+            answer = answer_text(r.reply).value
+            key = f"judge|{r.item_id}|{r.responder}|{r.model}|{r.condition}|{answer}"
+            pending.append((len(rows) - 1, JudgeRequest(key, _question_text(item), str(answer), candidates, order), item))
+    if pending:
+        results = judge([p[1] for p in pending])
+        for (row_index, request, item), (choice, raw) in zip(pending, results):
+            row = rows[row_index]
+            row["judge_raw"] = raw
+            if choice is None and raw.startswith("error"):
+                row["note"] = f"judge failed: {raw}"
+                continue  # stays undecided
+            key_index = list(item.options).index(item.expected)
+            chosen = None if choice is None else request.order[choice]
+            row["parsed"] = item.options[chosen] if chosen is not None else "(none of the candidates)"
+            row["correct"] = chosen == key_index
+            row["scored_by"] = "judge"
+    frame = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+    frame["correct"] = frame["correct"].astype("boolean")
+    frame["n_marked_true"] = pd.to_numeric(frame["n_marked_true"], errors="coerce").astype("Int64")
+    return frame
