@@ -107,12 +107,22 @@ class GeminiSettings:
     thinking_budget: int | None = 0
 
 
+_SHA_MEMO: dict[tuple[str, int, int], str] = {}
+
+
 def sha256_file(path: str | os.PathLike) -> str:
+    """Hex sha256 of a file's bytes; memoised per (absolute path, mtime, size) for the process, so
+    requests without ``media_sha256`` do not re-hash the same clip."""
+    st = os.stat(path)
+    memo_key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+    if memo_key in _SHA_MEMO:
+        return _SHA_MEMO[memo_key]
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
-    return h.hexdigest()
+    _SHA_MEMO[memo_key] = h.hexdigest()
+    return _SHA_MEMO[memo_key]
 
 
 def guess_mime_type(path: str) -> str | None:

@@ -13,8 +13,9 @@ under ``clip`` they see every stream of the clip, under ``silenced`` every strea
                (``Answer: cannot tell``), which scores as wrong: so under ``silenced`` it loses exactly the
                questions whose provenance includes sound rows — a self-test of the provenance. Its open
                replies use a synonym that the rules resolve to the key (not always the option text).
-- ``chance``   seeded random valid replies; open replies name a random entity of the right kind from the
-               whole catalogue (so open chance is ≈ 0, as the format's chance says).
+- ``chance``   seeded random valid replies, independent per item and condition; open replies name a random
+               entity of the right kind from the whole catalogue (so open chance is ≈ 0, as the format's
+               chance says).
 - ``presence`` knows which entities occur anywhere in what it perceives, not when: picks the only present
                option (else the only absent one, else guesses), says "yes" to statements about present
                entities, names a present entity in open replies.
@@ -30,8 +31,9 @@ from dataclasses import dataclass
 from .catalogue import Catalogue
 from .clip_view import ClipView
 from .language import capitalise, cue_phrase
-from .parsing import match_open, render_reply
+from .parsing import render_reply
 from .questions import LETTERS, presence_choice, stable_seed
+from .scoring import resolve_open
 from .solvers import solve
 
 CONDITIONS = ("clip", "no_clip", "silenced")
@@ -118,7 +120,7 @@ def _open_text(ctx: Context, index: int, rng: random.Random) -> str:
     names = list(synonyms[index])
     rng.shuffle(names)
     for name in names:
-        if match_open(name, synonyms).value == index:
+        if resolve_open(name, synonyms).value == index:
             return name
     return ctx.item.options[index]
 
@@ -160,7 +162,7 @@ def chance(ctx: Context) -> str:
         return _reply(ctx, fmt, rng.randrange(n))
     if item.format == "statements":
         k = len(_statements(ctx))
-        mask = rng.randrange(1, 2 ** k)  # uniform over non-empty subsets
+        mask = rng.randrange(1, 2 ** k)  # uniform over the non-empty subsets
         return _reply(ctx, fmt, [LETTERS[i] for i in range(k) if mask >> i & 1])
     if fmt in ("option_judgement", "open_with_reason_judgement"):
         return _reply(ctx, fmt, [rng.random() < 0.5 for _ in range(n)])

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .clip_view import records
-from .parsing import match_open, parse_letter, parse_letter_set, parse_number, parse_option_judgements, parse_yes_no, answer_text
+from .parsing import Parsed, match_open, normalise_name, parse_letter, parse_letter_set, parse_number, parse_option_judgements, parse_yes_no, answer_text
 from .questions import LETTERS, stable_seed
 
 VERDICT_COLUMNS = [
@@ -75,6 +75,16 @@ def _base(response, item) -> dict:
                                                                                     "chance": float(item.chance)}
 
 
+def resolve_open(answer: str, synonyms: list[list[str]]):
+    """Open-name resolution: an answer equal (after normalisation) to synonyms of exactly one candidate
+    names it; otherwise :func:`parsing.match_open` decides (whole-word phrases, negation, hedges)."""
+    norm = normalise_name(answer)
+    exact = [i for i, names in enumerate(synonyms) if any(normalise_name(n) == norm for n in names)]
+    if len(exact) == 1:
+        return Parsed(exact[0], "parsed", "exact name")
+    return match_open(answer, synonyms)
+
+
 def rule_verdict(item, reply: str) -> tuple[str, bool | None, str, str, int | None]:
     """(parsed, correct, scored_by, note, n_marked_true) by the rules alone; scored_by may be 'undecided'."""
     base = item.base_format
@@ -110,7 +120,7 @@ def rule_verdict(item, reply: str) -> tuple[str, bool | None, str, str, int | No
             return "", False, "unparsed", p.note, None
         return str(p.value), str(p.value) == str(item.expected), "rule", p.note, None
     key_index = list(item.options).index(item.expected)
-    p = match_open(answer, json.loads(item.candidate_synonyms))
+    p = resolve_open(answer, json.loads(item.candidate_synonyms))
     if p.ok:
         return item.options[p.value], p.value == key_index, "rule", p.note, None
     return answer, None, "undecided", p.note, None
@@ -154,3 +164,33 @@ def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_see
     frame["correct"] = frame["correct"].astype("boolean")
     frame["n_marked_true"] = pd.to_numeric(frame["n_marked_true"], errors="coerce").astype("Int64")
     return frame
+
+
+def gemini_judge(caller, cache, *, model: str, rpm: float = 60, concurrency: int = 4):
+    """A judge function for :func:`verdicts` backed by Gemini (structured output, cached like responses).
+
+    Each request's prompt holds only the question, the reply and the shuffled candidates (never the clip
+    or which candidate is right); the call is cached under a key of model + prompt, so a re-run makes no
+    judge call it already made.
+    """
+    from .calls import run_calls_sync
+    from .gemini import parse_choice
+
+    def judge(requests: list[JudgeRequest]) -> list[tuple[int | None, str]]:
+        calls = [caller.judge_request(judge_prompt(r.question, r.reply, r.candidates), len(r.candidates), model=model)
+                 for r in requests]
+        results, _ = run_calls_sync(calls, caller, cache, rpm=rpm, concurrency=concurrency)
+        out: list[tuple[int | None, str]] = []
+        for request, result in zip(requests, results):
+            if result.status != "ok":
+                out.append((None, f"error: {result.error}"))
+                continue
+            try:
+                letter = parse_choice(result.reply, len(request.candidates))
+            except ValueError as exc:
+                out.append((None, f"error: {exc}"))
+                continue
+            out.append((None if letter is None else LETTERS.index(letter), result.reply))
+        return out
+
+    return judge

@@ -66,7 +66,10 @@ class TableIOManager(dg.ConfigurableIOManager):
 
 
 def default_resources(root: str = "") -> dict:
-    return {"project": ProjectResource(root=root), "io_manager": TableIOManager(root=root)}
+    from .evaluation import EvaluationResource
+
+    return {"project": ProjectResource(root=root), "io_manager": TableIOManager(root=root),
+            "evaluation": EvaluationResource()}
 
 
 @dg.definitions

@@ -83,13 +83,3 @@ def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig,
     yield dg.AssetCheckResult(check_name="presence_shortcut", asset_key="questions", passed=not len(leaky),
                               severity=dg.AssetCheckSeverity.WARN,
                               metadata={"rates": dg.MetadataValue.md(markdown_table(rates))})
-
-
-@dg.asset(
-    group_name="question_bank", kinds={"pandas", "duckdb"}, code_version="1",
-    ins={"questions": dg.AssetIn(partition_mapping=dg.AllPartitionMapping())},
-    description="Presence-oracle shortcut audit over all clips, per subtype and distractor strategy.",
-)
-def shortcut_audit(questions: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    rates = shortcut_rates(questions)
-    return dg.Output(rates, metadata={**table_metadata(rates), "audit": dg.MetadataValue.md(markdown_table(rates, 60))})

@@ -1,0 +1,75 @@
+"""The evaluation resource: which responders and models run, how fast, and where media lives.
+
+Defaults come from the environment so the CLI (``--responders``, ``--models``) and the UI agree:
+``EPIC_LEVELS_RESPONDERS`` (default ``oracle,chance,presence,blind``), ``EPIC_LEVELS_MODELS`` (Gemini
+model names, default none), ``EPIC_LEVELS_JUDGE_MODEL``, ``GEMINI_BASE_URL`` (for a local test server),
+``EPIC_LEVELS_RPM``, ``EPIC_LEVELS_CONCURRENCY``, ``EPIC_LEVELS_MEDIA_ROOT``. The API key is read only
+from ``GEMINI_API_KEY`` / ``GOOGLE_API_KEY`` and never stored in config.
+"""
+
+import os
+from pathlib import Path
+
+import dagster as dg
+
+from ..call_cache import CallCache
+from ..gemini import GeminiCaller, GeminiSettings, api_key_from_env
+from ..responders import OFFLINE_RESPONDERS
+from ..responses import ModelRun
+from ..scoring import gemini_judge
+from ..settings import Paths
+
+
+def _env(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+class EvaluationResource(dg.ConfigurableResource):
+    responders: str = ""
+    models: str = ""
+    judge_model: str = ""
+    gemini_base_url: str = ""
+    rpm: float = 0
+    concurrency: int = 0
+    media_root: str = ""
+
+    def offline(self) -> list[str]:
+        names = [n.strip() for n in (self.responders or _env("EPIC_LEVELS_RESPONDERS", ",".join(OFFLINE_RESPONDERS))).split(",") if n.strip()]
+        unknown = [n for n in names if n not in OFFLINE_RESPONDERS]
+        if unknown:
+            raise dg.Failure(f"unknown offline responders {unknown}; known: {', '.join(OFFLINE_RESPONDERS)}")
+        return names
+
+    def model_names(self) -> list[str]:
+        return [m.strip() for m in (self.models or _env("EPIC_LEVELS_MODELS", "")).split(",") if m.strip()]
+
+    def judge_model_name(self) -> str:
+        return self.judge_model or _env("EPIC_LEVELS_JUDGE_MODEL", "")
+
+    def limits(self) -> tuple[float, int]:
+        return (self.rpm or float(_env("EPIC_LEVELS_RPM", "60")), self.concurrency or int(_env("EPIC_LEVELS_CONCURRENCY", "4")))
+
+    def media_folder(self, paths: Paths) -> Path:
+        root = self.media_root or _env("EPIC_LEVELS_MEDIA_ROOT", "")
+        return Path(root) if root else paths.media
+
+    def cache(self, paths: Paths) -> CallCache:
+        return CallCache(paths.cache / "calls.sqlite")
+
+    def caller(self, cache: CallCache, model: str) -> GeminiCaller:
+        settings = GeminiSettings(model=model, base_url=self.gemini_base_url or _env("GEMINI_BASE_URL", "") or None)
+        return GeminiCaller(settings, cache)
+
+    def model_runs(self, cache: CallCache) -> list[ModelRun]:
+        names = self.model_names()
+        if names and not api_key_from_env():
+            raise dg.Failure(f"models {names} are configured but no GEMINI_API_KEY / GOOGLE_API_KEY is set")
+        rpm, concurrency = self.limits()
+        return [ModelRun("gemini", m, self.caller(cache, m), cache, rpm, concurrency, {"temperature": 0.0}) for m in names]
+
+    def judge(self, cache: CallCache):
+        model = self.judge_model_name()
+        if not model or not api_key_from_env():
+            return None, ""
+        rpm, concurrency = self.limits()
+        return gemini_judge(self.caller(cache, model), cache, model=model, rpm=rpm, concurrency=concurrency), model

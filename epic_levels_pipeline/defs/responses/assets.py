@@ -1,0 +1,75 @@
+"""Responses: clip media (cut and silenced with ffmpeg), and every item × condition × responder/model."""
+
+from dataclasses import asdict
+
+import dagster as dg
+import pandas as pd
+
+from ...catalogue import Catalogue
+from ...clips import Clip
+from ...media import prepare_clip_media
+from ...responses import ClipMediaInfo, model_responses, offline_responses
+from ..evaluation import EvaluationResource
+from ..metadata import counts_markdown, markdown_table, table_metadata
+from ..partitions import clip_partitions
+from ..resources import ProjectResource
+
+
+@dg.asset(
+    partitions_def=clip_partitions, group_name="responses", kinds={"ffmpeg", "parquet"}, code_version="1",
+    description="The clip window cut from its source video and a silenced copy (same video, digital silence). "
+                "Clips without a source video are marked skipped with the reason; never a crash.",
+)
+def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource) -> dg.Output[pd.DataFrame]:
+    clip = Clip.from_key(context.partition_key)
+    paths = project.paths
+    media = prepare_clip_media(evaluation.media_folder(paths), paths.media / "clips", clip.key, clip.dataset,
+                               clip.video_id, clip.start_s, clip.end_s)
+    frame = pd.DataFrame([asdict(media)])
+    if media.status != "ready":
+        context.log.warning(f"{clip.key}: media conditions skipped: {media.reason}")
+    return dg.Output(frame, metadata={"status": media.status, "reason": media.reason or "",
+                                      "duration_s": media.duration_s or 0.0, **table_metadata(frame)})
+
+
+@dg.asset(
+    partitions_def=clip_partitions, group_name="responses", kinds={"python", "gemini", "parquet"}, code_version="1",
+    pool="model_calls",
+    ins={"items": dg.AssetIn(), "questions": dg.AssetIn(), "clip_annotations": dg.AssetIn(),
+         "entity_catalogue": dg.AssetIn(), "clip_media": dg.AssetIn()},
+    description="Every item under every condition (clip, no_clip, and silenced for epic_sounds) from each "
+                "configured responder: the offline reference responders and Gemini models. Model calls are "
+                "cached by content and persisted as they arrive.",
+)
+def responses(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
+              items: pd.DataFrame, questions: pd.DataFrame, clip_annotations: pd.DataFrame,
+              entity_catalogue: Catalogue, clip_media: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    clip = Clip.from_key(context.partition_key)
+    frames = [offline_responses(clip, items, questions, clip_annotations, entity_catalogue, evaluation.offline())]
+    call_stats = {}
+    cache = evaluation.cache(project.paths)
+    try:
+        runs = evaluation.model_runs(cache)
+        media = ClipMediaInfo(**{k: v for k, v in clip_media.iloc[0].to_dict().items() if k in ClipMediaInfo.__dataclass_fields__}) \
+            if len(clip_media) else ClipMediaInfo()
+        for run in runs:
+            frame, stats = model_responses(clip, items, media, run)
+            frames.append(frame)
+            if stats is not None:
+                call_stats[run.model] = stats
+    finally:
+        cache.close()
+    out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else frames[0]
+    status = out.groupby(["responder", "model", "condition", "status"]).size().rename("rows").reset_index()
+    tokens = out.groupby(["responder", "model"])[["prompt_tokens", "output_tokens"]].sum().reset_index()
+    skipped = out[out["status"] == "skipped"]
+    meta = table_metadata(out, ["item_id", "condition", "responder", "model", "status", "reply"], 6)
+    meta.update({
+        "by_status": dg.MetadataValue.md(markdown_table(status, 60)),
+        "tokens": dg.MetadataValue.md(markdown_table(tokens)),
+        "skipped_reasons": dg.MetadataValue.md(counts_markdown(skipped["error"].value_counts().to_dict())),
+        "model_calls": dg.MetadataValue.md(markdown_table(pd.DataFrame(
+            [{"model": m, "requests": s.requests, "cache_hits": s.cache_hits, "calls_made": s.calls_made,
+              "retries": s.retries, "errors": s.errors, "seconds": round(s.elapsed_s, 2)} for m, s in call_stats.items()]))),
+    })
+    return dg.Output(out, metadata=meta)

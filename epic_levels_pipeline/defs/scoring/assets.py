@@ -1,0 +1,100 @@
+"""Scoring: verdicts per clip (rules first, judge when configured), then the cross-clip scored tables."""
+
+import dagster as dg
+import pandas as pd
+
+from ...audits import shortcut_rates
+from ...scoring import verdicts as make_verdicts
+from ...tables import over_marking as make_over_marking
+from ...tables import paired_comparisons as make_pairs
+from ...tables import scores as make_scores
+from ...tables import shortcut_audit as make_audit
+from ..evaluation import EvaluationResource
+from ..metadata import counts_markdown, markdown_table, table_metadata
+from ..partitions import clip_partitions
+from ..resources import ProjectResource
+
+ALL_CLIPS = dg.AllPartitionMapping()
+
+
+@dg.asset(
+    partitions_def=clip_partitions, group_name="scoring", kinds={"python", "parquet"}, code_version="1",
+    pool="model_calls", ins={"responses": dg.AssetIn(), "items": dg.AssetIn()},
+    description="One verdict per response: parsed answer, correct, and whether it was scored by rule, by the "
+                "judge, could not be parsed, or stayed undecided (no judge configured).",
+)
+def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
+             responses: pd.DataFrame, items: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    cache = evaluation.cache(project.paths)
+    try:
+        judge, judge_model = evaluation.judge(cache)
+        frame = make_verdicts(responses, items, judge=judge)
+    finally:
+        cache.close()
+    by = frame.groupby(["responder", "model", "scored_by"]).size().rename("rows").reset_index()
+    meta = table_metadata(frame, ["item_id", "condition", "responder", "parsed", "expected", "correct", "scored_by"], 6)
+    meta.update({"scored_by": dg.MetadataValue.md(markdown_table(by, 60)),
+                 "judge_model": judge_model or "(none: undecided rows are reported, not counted)",
+                 "undecided": int((frame["scored_by"] == "undecided").sum())})
+    return dg.Output(frame, metadata=meta)
+
+
+def main_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """Chance-corrected accuracy by level × format, per responder/model and condition (all datasets)."""
+    top = scores[(scores["dataset"] == "*") & (scores["subtype"] == "*")]
+    table = top.pivot_table(index=["responder", "model", "condition", "level"], columns="format",
+                            values="chance_corrected", aggfunc="first")
+    return table.round(3).reset_index()
+
+
+@dg.asset(
+    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1",
+    ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    description="n, accuracy, chance, chance-corrected accuracy and its clip-clustered 95 % bootstrap interval "
+                "per responder/model × dataset × level × subtype × format × condition, with '*' roll-ups.",
+)
+def scores(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    frame = make_scores(verdicts)
+    counts = verdicts["scored_by"].value_counts().to_dict()
+    meta = table_metadata(frame)
+    meta.update({"main_table": dg.MetadataValue.md(markdown_table(main_table(frame), 80)),
+                 "rule_judge_counts": dg.MetadataValue.md(counts_markdown(counts, "scored_by", "verdicts"))})
+    return dg.Output(frame, metadata=meta)
+
+
+@dg.asset(
+    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1",
+    ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    description="Paired comparisons on the same base questions: every pair of formats, clip vs no_clip and clip vs "
+                "silenced; both/only-A/only-B counts, exact McNemar p, difference with a clip-clustered interval.",
+)
+def paired_comparisons(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    frame = make_pairs(verdicts)
+    cond = frame[(frame["kind"] == "condition") & (frame["level"] == "*")]
+    return dg.Output(frame, metadata={**table_metadata(frame),
+                                      "conditions": dg.MetadataValue.md(markdown_table(cond.round(3), 40))})
+
+
+@dg.asset(
+    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1",
+    ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    description="4b over-marking: among wrong option-judgement answers, the share with more than one option "
+                "marked true (Liu et al. 2025 report 63–86 %).",
+)
+def over_marking(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    frame = make_over_marking(verdicts)
+    return dg.Output(frame, metadata={**table_metadata(frame), "table": dg.MetadataValue.md(markdown_table(frame.round(3)))})
+
+
+@dg.asset(
+    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1",
+    ins={"questions": dg.AssetIn(partition_mapping=ALL_CLIPS), "verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    description="Shortcut audit per subtype × distractor strategy × responder/model: presence-oracle rate (no model "
+                "needed), blind gap (no-clip accuracy − chance), silenced gap (clip − silenced accuracy).",
+)
+def shortcut_audit(questions: pd.DataFrame, verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    frame = make_audit(shortcut_rates(questions), verdicts)
+    presence = frame.drop_duplicates(["dataset", "subtype", "distractor_strategy"])[
+        ["dataset", "subtype", "level", "distractor_strategy", "n", "singles_out_key", "presence_oracle_rate", "chance"]]
+    return dg.Output(frame, metadata={**table_metadata(frame),
+                                      "presence_oracle": dg.MetadataValue.md(markdown_table(presence.round(3), 40))})

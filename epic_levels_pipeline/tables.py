@@ -1,0 +1,154 @@
+"""Scored tables from verdicts: scores, paired comparisons, 4b over-marking, shortcut audit.
+
+Decisions:
+
+- A verdict counts when it is ``rule``, ``judge`` or ``unparsed`` (unparsed is wrong). ``undecided``,
+  ``skipped`` and ``error`` rows are left out of accuracy and counted in their own columns. Leaving
+  undecided rows out selects the open replies that name a candidate, which favours guessers (a random
+  name that names a candidate is the key one time in four); ``accuracy_strict`` counts undecided rows
+  as wrong — a lower bound, and what a judge that says "none" to every non-matching name would give.
+- ``chance`` of a group is the mean chance of its verdicts' items; ``chance_corrected`` is
+  ``(accuracy − chance) / (1 − chance)``. Its interval is the clip-clustered bootstrap interval of the
+  accuracy, transformed the same way (the transform is increasing).
+- Roll-ups: every combination of dataset, level, subtype (with its distractor strategy) and format may be
+  ``'*'``; responder/model and condition are never pooled (pooling conditions would mix what is compared).
+- Paired comparisons pair verdicts of the same base question (formats, within one condition) or of the
+  same item (conditions), keeping only pairs where both sides are decided.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+
+from .stats import chance_corrected, chance_corrected_interval, cluster_bootstrap, mcnemar_exact, paired_summary
+
+COUNTED = ("rule", "judge", "unparsed")
+ROLLUP = ("dataset", "level", "subtype", "format")
+SCORE_COLUMNS = ["responder", "model", "dataset", "level", "subtype", "distractor_strategy", "format", "condition",
+                 "n", "correct", "accuracy", "chance", "chance_corrected", "ci_low", "ci_high", "accuracy_ci_low",
+                 "accuracy_ci_high", "accuracy_strict", "chance_corrected_strict", "n_undecided", "n_unparsed", "n_skipped", "n_error", "n_judge", "n_clips"]
+PAIR_COLUMNS = ["responder", "model", "level", "kind", "condition", "a", "b", "n_pairs", "both", "only_a", "only_b",
+                "neither", "mcnemar_p", "diff", "diff_ci_low", "diff_ci_high", "accuracy_a", "accuracy_b",
+                "chance_corrected_a", "chance_corrected_b"]
+
+
+def _counted(v: pd.DataFrame) -> pd.DataFrame:
+    c = v[v["scored_by"].isin(COUNTED)].copy()
+    c["ok"] = c["correct"].fillna(False).astype(bool)
+    return c
+
+
+def scores(verdicts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    if not len(verdicts):
+        return pd.DataFrame(columns=SCORE_COLUMNS)
+    v = verdicts.copy()
+    v["ok"] = v["correct"].fillna(False).astype(bool)
+    v["counted"] = v["scored_by"].isin(COUNTED)
+    rows = []
+    for pooled in itertools.chain.from_iterable(itertools.combinations(ROLLUP, k) for k in range(len(ROLLUP) + 1)):
+        frame = v.copy()
+        for column in pooled:
+            frame[column] = "*"
+            if column == "subtype":
+                frame["distractor_strategy"] = "*"
+        keys = ["responder", "model", "dataset", "level", "subtype", "distractor_strategy", "format", "condition"]
+        for group, g in frame.groupby(keys, sort=True):
+            counted = g[g["counted"]]
+            n = len(counted)
+            row = dict(zip(keys, group))
+            acc = counted["ok"].mean() if n else np.nan
+            ch = counted["chance"].mean() if n else np.nan
+            low, high = cluster_bootstrap(counted["ok"].to_numpy(float), counted["clip_key"].to_numpy(), n_boot=n_boot,
+                                          seed=seed) if n else (np.nan, np.nan)
+            cc_low, cc_high = chance_corrected_interval(low, high, ch) if n else (np.nan, np.nan)
+            decidable = g[g["counted"] | (g["scored_by"] == "undecided")]
+            strict = decidable["ok"].mean() if len(decidable) else np.nan
+            strict_chance = decidable["chance"].mean() if len(decidable) else np.nan
+            row.update({"n": n, "correct": int(counted["ok"].sum()), "accuracy": acc, "chance": ch,
+                        "accuracy_strict": strict,
+                        "chance_corrected_strict": chance_corrected(strict, strict_chance) if len(decidable) else np.nan,
+                        "chance_corrected": chance_corrected(acc, ch) if n else np.nan,
+                        "ci_low": cc_low, "ci_high": cc_high, "accuracy_ci_low": low, "accuracy_ci_high": high,
+                        "n_undecided": int((g["scored_by"] == "undecided").sum()),
+                        "n_unparsed": int((g["scored_by"] == "unparsed").sum()),
+                        "n_skipped": int((g["scored_by"] == "skipped").sum()),
+                        "n_error": int((g["scored_by"] == "error").sum()),
+                        "n_judge": int((g["scored_by"] == "judge").sum()),
+                        "n_clips": int(counted["clip_key"].nunique())})
+            rows.append(row)
+    return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+
+
+def _pair_row(base: dict, a_name: str, b_name: str, merged: pd.DataFrame, n_boot: int, seed: int) -> dict:
+    summary = paired_summary(merged["ok_a"].to_numpy(), merged["ok_b"].to_numpy(), merged["clip_key"].to_numpy(),
+                             n_boot=n_boot, seed=seed)
+    ch_a, ch_b = merged["chance_a"].mean(), merged["chance_b"].mean()
+    return {**base, "a": a_name, "b": b_name, "n_pairs": summary["n_pairs"], "both": summary["both"],
+            "only_a": summary["only_a"], "only_b": summary["only_b"], "neither": summary["neither"],
+            "mcnemar_p": summary["mcnemar_p"], "diff": summary["diff"], "diff_ci_low": summary["diff_ci_low"],
+            "diff_ci_high": summary["diff_ci_high"], "accuracy_a": summary["accuracy_a"], "accuracy_b": summary["accuracy_b"],
+            "chance_corrected_a": chance_corrected(summary["accuracy_a"], ch_a),
+            "chance_corrected_b": chance_corrected(summary["accuracy_b"], ch_b)}
+
+
+def paired_comparisons(verdicts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    c = _counted(verdicts)
+    rows: list[dict] = []
+    if not len(c):
+        return pd.DataFrame(columns=PAIR_COLUMNS)
+    for level_value in ["*"] + sorted(c["level"].unique()):
+        scope = c if level_value == "*" else c[c["level"] == level_value]
+        for (responder, model), g in scope.groupby(["responder", "model"]):
+            base = {"responder": responder, "model": model, "level": level_value}
+            # formats on the same base question, within a condition
+            for condition, gc in g.groupby("condition"):
+                wide = {f: x.set_index("question_id")[["ok", "chance", "clip_key"]] for f, x in gc.groupby("format")}
+                for fa, fb in itertools.combinations(sorted(wide), 2):
+                    merged = wide[fa].join(wide[fb], lsuffix="_a", rsuffix="_b", how="inner")
+                    if not len(merged):
+                        continue
+                    merged = merged.rename(columns={"clip_key_a": "clip_key"})
+                    rows.append(_pair_row({**base, "kind": "format", "condition": condition}, fa, fb, merged, n_boot, seed))
+            # conditions on the same item
+            by_condition = {cond: x.set_index("item_id")[["ok", "chance", "clip_key"]] for cond, x in g.groupby("condition")}
+            for other in ("no_clip", "silenced"):
+                if "clip" in by_condition and other in by_condition:
+                    merged = by_condition["clip"].join(by_condition[other], lsuffix="_a", rsuffix="_b", how="inner")
+                    if len(merged):
+                        merged = merged.rename(columns={"clip_key_a": "clip_key"})
+                        rows.append(_pair_row({**base, "kind": "condition", "condition": "*"}, "clip", other, merged, n_boot, seed))
+    return pd.DataFrame(rows, columns=PAIR_COLUMNS)
+
+
+def over_marking(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Among wrong 4b answers (parsed), the share with more than one option marked true (Liu et al. 2025: 63–86 %)."""
+    v = verdicts[(verdicts["base_format"] == "option_judgement") & (verdicts["scored_by"] == "rule")].copy()
+    v = v[~v["correct"].fillna(False).astype(bool)]
+    rows = []
+    for (responder, model, condition), g in v.groupby(["responder", "model", "condition"]):
+        over = int((g["n_marked_true"].fillna(0) > 1).sum())
+        rows.append({"responder": responder, "model": model, "condition": condition, "n_wrong": len(g),
+                     "n_wrong_over_marked": over, "share": over / len(g) if len(g) else np.nan})
+    return pd.DataFrame(rows, columns=["responder", "model", "condition", "n_wrong", "n_wrong_over_marked", "share"])
+
+
+def shortcut_audit(presence_rates: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Per subtype × strategy × responder/model: presence-oracle rate (no model needed), the blind gap
+    (multiple-choice accuracy without the clip minus chance) and the silenced gap (with sound minus silenced)."""
+    mc = _counted(verdicts[verdicts["format"] == "multiple_choice"])
+    keys = ["dataset", "subtype", "level", "distractor_strategy"]
+    acc = mc.groupby(keys + ["responder", "model", "condition"])["ok"].mean().unstack("condition")
+    acc = acc.reset_index()
+    for cond in ("clip", "no_clip", "silenced"):
+        if cond not in acc.columns:
+            acc[cond] = np.nan
+    out = presence_rates.merge(acc, on=keys, how="left")
+    out["blind_gap"] = out["no_clip"] - out["chance"]
+    out["silenced_gap"] = out["clip"] - out["silenced"]
+    out = out.rename(columns={"clip": "accuracy_clip", "no_clip": "accuracy_no_clip", "silenced": "accuracy_silenced"})
+    columns = keys + ["responder", "model", "n", "singles_out_key", "only_absent_give_away", "presence_oracle_rate",
+                      "chance", "accuracy_clip", "accuracy_no_clip", "accuracy_silenced", "blind_gap", "silenced_gap"]
+    return out[[c for c in columns if c in out.columns]]
