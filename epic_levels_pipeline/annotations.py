@@ -736,6 +736,19 @@ def load_annotations(root: Path) -> Annotations:
     return Annotations(**tables, files=[str(f) for f in files], dropped=[p for p in problems if p.severity == "dropped"])
 
 
+def files_fingerprint(root: Path, extra: list[Path] | None = None) -> str:
+    """A content hash of every annotation file under ``root`` (plus ``extra`` files such as the manifest):
+    changes exactly when a byte of a file read by epic-levels changes, or a file appears or goes."""
+    import hashlib
+
+    files, _ = discover([root]) if root.exists() else ([], [])
+    digest = hashlib.sha256()
+    for path in sorted(files) + sorted(p for p in (extra or []) if p.exists()):
+        digest.update(str(path.relative_to(root) if path.is_relative_to(root) else path.name).encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
 def validate_paths(paths: list[Path]) -> tuple[list[Problem], list[Path], list[Path]]:
     """Every problem in the given files/folders; also the files read and the files skipped."""
     files, skipped = discover(paths)

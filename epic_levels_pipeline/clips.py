@@ -219,6 +219,11 @@ def content_hash(rows: pd.DataFrame) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
+def clip_hashes(ann: Annotations, clips: list[Clip]) -> dict[str, str]:
+    """Content hash of each clip's overlapping rows (the ``clip_annotations`` data version)."""
+    return {clip.key: content_hash(clip_annotations(ann, clip)) for clip in clips}
+
+
 def gaps(clip: Clip, rows: pd.DataFrame) -> list[str]:
     """Known gaps of a clip stated in plain words (reported, never patched)."""
     notes = []

@@ -4,7 +4,7 @@
 import dagster as dg
 import pandas as pd
 
-from ...annotations import TABLE_COLUMNS, Annotations, discover, read_tables
+from ...annotations import TABLE_COLUMNS, Annotations, discover, files_fingerprint, read_tables
 from ...catalogue import Catalogue, build_catalogue
 from ...clips import Clip, clip_annotations as rows_of_clip, content_hash, gaps
 from ...errors import AnnotationError
@@ -16,12 +16,8 @@ ANNOTATION_TABLES = list(TABLE_COLUMNS)
 
 
 def source_fingerprint(project: ProjectResource) -> str:
-    """Names, sizes and modification times of the annotation files and manifest: cheap change detection."""
-    import hashlib
-
-    files, _ = discover([project.paths.annotations])
-    parts = [f"{p.relative_to(project.paths.annotations)}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in files]
-    return hashlib.sha256("\n".join(sorted(parts)).encode()).hexdigest()[:16]
+    """Content hash of the annotation files: the sensor compares it with the tables' materialization."""
+    return files_fingerprint(project.paths.annotations)
 
 
 @dg.multi_asset(

@@ -8,11 +8,12 @@ from ...clip_view import ClipView
 from ...clips import Clip
 from ...formats import build_items, format_problems, open_problems, statement_truth_problems
 from ..metadata import counts_markdown, markdown_table, table_metadata
+from ..automation import PER_CLIP
 from ..partitions import clip_partitions
 
 
 @dg.asset(
-    partitions_def=clip_partitions, group_name="formats", kinds={"pandas", "parquet"}, code_version="1",
+    partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="formats", kinds={"pandas", "parquet"}, code_version="1",
     ins={"questions": dg.AssetIn(), "clip_annotations": dg.AssetIn(), "entity_catalogue": dg.AssetIn()},
     description="Each base question as yes_no, multiple_choice, statements, open (or option_judgement when it "
                 "cannot stand without its options) and open_with_reason; prompt, expected answer, chance.",

@@ -13,6 +13,7 @@ from ...clips import Clip
 from ...questions import build_bank, render_question
 from ...subtypes import DEFAULT_VARIANTS, BankConfig
 from ..metadata import counts_markdown, markdown_table, table_metadata
+from ..automation import PER_CLIP
 from ..partitions import clip_partitions
 
 SHORTCUT_MARGIN = 0.25  # presence-oracle rate above chance that fails the per-clip shortcut check
@@ -37,9 +38,9 @@ def level_subtype_table(questions: pd.DataFrame) -> str:
     partitions_def=clip_partitions, group_name="question_bank", can_subset=False,
     ins={"clip_annotations": dg.AssetIn(), "entity_catalogue": dg.AssetIn()},
     outs={
-        "questions": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
+        "questions": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1", automation_condition=PER_CLIP,
                                  description="Base questions with options, program-computed key, level and provenance."),
-        "distractor_pools": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
+        "distractor_pools": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1", automation_condition=PER_CLIP,
                                         description="Candidate wrong options per question, with strategy and justifying rows."),
     },
     check_specs=[

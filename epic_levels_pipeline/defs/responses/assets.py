@@ -11,12 +11,13 @@ from ...media import prepare_clip_media
 from ...responses import ClipMediaInfo, model_responses, offline_responses
 from ..evaluation import EvaluationResource
 from ..metadata import counts_markdown, markdown_table, table_metadata
+from ..automation import PER_CLIP
 from ..partitions import clip_partitions
 from ..resources import ProjectResource
 
 
 @dg.asset(
-    partitions_def=clip_partitions, group_name="responses", kinds={"ffmpeg", "parquet"}, code_version="1",
+    partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="responses", kinds={"ffmpeg", "parquet"}, code_version="1",
     description="The clip window cut from its source video and a silenced copy (same video, digital silence). "
                 "Clips without a source video are marked skipped with the reason; never a crash.",
 )
@@ -33,7 +34,7 @@ def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, eval
 
 
 @dg.asset(
-    partitions_def=clip_partitions, group_name="responses", kinds={"python", "gemini", "parquet"}, code_version="1",
+    partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="responses", kinds={"python", "gemini", "parquet"}, code_version="1",
     pool="model_calls",
     ins={"items": dg.AssetIn(), "questions": dg.AssetIn(), "clip_annotations": dg.AssetIn(),
          "entity_catalogue": dg.AssetIn(), "clip_media": dg.AssetIn()},

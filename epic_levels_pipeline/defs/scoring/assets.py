@@ -11,6 +11,7 @@ from ...tables import scores as make_scores
 from ...tables import shortcut_audit as make_audit
 from ..evaluation import EvaluationResource
 from ..metadata import counts_markdown, markdown_table, table_metadata
+from ..automation import CROSS_CLIP, PER_CLIP
 from ..partitions import clip_partitions
 from ..resources import ProjectResource
 
@@ -18,7 +19,7 @@ ALL_CLIPS = dg.AllPartitionMapping()
 
 
 @dg.asset(
-    partitions_def=clip_partitions, group_name="scoring", kinds={"python", "parquet"}, code_version="1",
+    partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="scoring", kinds={"python", "parquet"}, code_version="1",
     pool="model_calls", ins={"responses": dg.AssetIn(), "items": dg.AssetIn()},
     description="One verdict per response: parsed answer, correct, and whether it was scored by rule, by the "
                 "judge, could not be parsed, or stayed undecided (no judge configured).",
@@ -48,7 +49,7 @@ def main_table(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 @dg.asset(
-    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1",
+    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1", automation_condition=CROSS_CLIP,
     ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="n, accuracy, chance, chance-corrected accuracy and its clip-clustered 95 % bootstrap interval "
                 "per responder/model × dataset × level × subtype × format × condition, with '*' roll-ups.",
@@ -63,7 +64,7 @@ def scores(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
 
 
 @dg.asset(
-    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1",
+    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1", automation_condition=CROSS_CLIP,
     ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="Paired comparisons on the same base questions: every pair of formats, clip vs no_clip and clip vs "
                 "silenced; both/only-A/only-B counts, exact McNemar p, difference with a clip-clustered interval.",
@@ -76,7 +77,7 @@ def paired_comparisons(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
 
 
 @dg.asset(
-    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1",
+    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1", automation_condition=CROSS_CLIP,
     ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="4b over-marking: among wrong option-judgement answers, the share with more than one option "
                 "marked true (Liu et al. 2025 report 63–86 %).",
@@ -87,7 +88,7 @@ def over_marking(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
 
 
 @dg.asset(
-    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1",
+    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1", automation_condition=CROSS_CLIP,
     ins={"questions": dg.AssetIn(partition_mapping=ALL_CLIPS), "verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="Shortcut audit per subtype × distractor strategy × responder/model: presence-oracle rate (no model "
                 "needed), blind gap (no-clip accuracy − chance), silenced gap (clip − silenced accuracy).",

@@ -1,0 +1,13 @@
+"""Automation conditions: per-clip assets follow their clip's upstream; scored tables follow the verdicts.
+
+Per-clip assets ignore updates of the shared annotation tables and catalogue: those are re-materialized
+whenever any file changes, and reacting to them would re-run every clip. Which clips changed is decided
+by ``annotation_change_sensor`` (content hash per clip), which re-runs their ``clip_annotations``.
+"""
+
+import dagster as dg
+
+SHARED_INPUTS = dg.AssetSelection.assets("sounds", "narrations", "activities", "recipe_steps", "object_tracks",
+                                         "vocabulary", "videos", "entity_catalogue")
+PER_CLIP = dg.AutomationCondition.eager().ignore(SHARED_INPUTS)
+CROSS_CLIP = dg.AutomationCondition.eager()

@@ -1,0 +1,320 @@
+"""What a run with Gemini models would spend — calls, tokens, cost — before spending it (pure core).
+
+For each model × condition × format the estimate counts one call per item and condition, as
+:func:`responses.model_responses` would send them: ``clip`` and ``silenced`` (``epic_sounds`` only) carry
+the clip's video, ``no_clip`` is text only. Judge calls are added for a share of the open replies.
+
+**Every number here is an estimate.** The constants:
+
+- **Prompt tokens** ≈ characters / :data:`CHARS_PER_TOKEN` (4): Google's rule of thumb for English text
+  ("a token is about 4 characters"). The real count comes from the tokenizer (``count_tokens``).
+- **Video tokens** ≈ :data:`VIDEO_TOKENS_PER_S` (258: one frame per second at the default media resolution,
+  258 tokens per frame) + :data:`AUDIO_TOKENS_PER_S` (32 tokens per second of audio) = ~290 tokens per
+  second of clip, i.e. ~8,700 for a 30-second clip, sent again with *every* media call (the upload is
+  reused, the tokens are not). ``silenced`` sends the same video with a silent audio track, so it costs the
+  same tokens. A lower ``media_resolution`` (66 tokens per frame) or another ``fps`` would change this.
+- **Output tokens** per reply by format (:data:`OUTPUT_TOKENS`): ``yes_no`` / ``multiple_choice`` /
+  ``statements`` ~5, ``open`` ~10, ``option_judgement`` (4b) ~20; ``open_with_reason`` adds
+  :data:`REASON_TOKENS` (~30) to its base format (so ~40 for an open base). Thinking tokens are *not*
+  included: the project sends ``thinking_budget=0`` by default, but models that cannot turn thinking off
+  (e.g. 2.5-pro) bill their thinking as output; pass ``thinking_tokens`` per call to include a guess.
+- **Judge calls** = :data:`JUDGE_SHARE` (30 %) of the open replies (``open`` and ``open_with_reason`` on an
+  open base, every condition), because the rules decide most replies and only the rest reach the judge.
+  Each judge prompt is the real :func:`scoring.judge_prompt` text (question, a ~3-word reply, the four
+  candidates) at 4 characters per token; its output ~:data:`JUDGE_OUTPUT_TOKENS` tokens of JSON. The judge
+  model defaults to the model being estimated.
+- **Prices** (:data:`DEFAULT_PRICES`, USD per 1M tokens, standard paid tier, prompts ≤ 200k tokens, no
+  batch discount or context caching) are *configurable assumptions* as published on Google's Gemini API
+  pricing page at the time of writing — check them before relying on a figure, and override with
+  ``price_table`` (``--price MODEL=IN,OUT[,AUDIO_IN]``). Where a model bills audio input at its own rate
+  (2.5-flash: $1.00 / 1M) the audio tokens use it. A model not in the table shows tokens but cost
+  ``unknown`` (NaN in the frame).
+
+Items come from the materialized items table (``data/assets/items/<clip>.parquet``) where a clip has one,
+else they are computed with the core (annotations → questions → items) for the clips asked for (default:
+the manifest's clips).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .clips import Clip, read_manifest
+from .responders import conditions_for
+from .settings import Paths
+
+CHARS_PER_TOKEN = 4
+VIDEO_TOKENS_PER_S = 258   # 1 frame per second × 258 tokens per frame (default media resolution)
+AUDIO_TOKENS_PER_S = 32
+MEDIA_TOKENS_PER_S = VIDEO_TOKENS_PER_S + AUDIO_TOKENS_PER_S  # ~290
+MEDIA_CONDITIONS = ("clip", "silenced")
+OUTPUT_TOKENS = {"yes_no": 5, "multiple_choice": 5, "statements": 5, "open": 10, "option_judgement": 20}
+REASON_TOKENS = 30
+JUDGE_SHARE = 0.30
+JUDGE_REPLY = "a short answer"  # stands for the model's reply inside an estimated judge prompt
+JUDGE_OUTPUT_TOKENS = 8         # {"choice": "B"}
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per 1M tokens. ``audio_input`` None = audio input billed as other input."""
+
+    input: float
+    output: float
+    audio_input: float | None = None
+
+
+# Assumptions (verify against the pricing page; override with --price MODEL=IN,OUT[,AUDIO_IN]).
+DEFAULT_PRICES: dict[str, Price] = {
+    "gemini-2.5-flash": Price(0.30, 2.50, audio_input=1.00),
+    "gemini-2.5-flash-lite": Price(0.10, 0.40, audio_input=0.30),
+    "gemini-2.5-pro": Price(1.25, 10.00),
+    "gemini-3.1-pro-preview": Price(2.00, 12.00),
+    "gemini-3.5-flash": Price(1.50, 9.00),
+}
+
+ESTIMATE_COLUMNS = [
+    "model", "condition", "format", "calls", "media", "prompt_tokens", "video_tokens", "audio_tokens",
+    "input_tokens", "output_tokens", "price_input", "price_output", "price_audio", "cost_usd",
+]
+
+
+def text_tokens(text: str) -> int:
+    """Estimated tokens of a text: ceil(characters / 4)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN) if text else 0
+
+
+def output_tokens(fmt: str, base_format: str | None = None) -> int:
+    if fmt == "open_with_reason":
+        return OUTPUT_TOKENS.get(base_format or "open", OUTPUT_TOKENS["open"]) + REASON_TOKENS
+    return OUTPUT_TOKENS[fmt]
+
+
+def parse_price(text: str) -> tuple[str, Price]:
+    """``MODEL=IN,OUT[,AUDIO_IN]`` (USD per 1M tokens) → (model, Price); ValueError with the reason."""
+    model, sep, values = text.partition("=")
+    parts = [p.strip() for p in values.split(",")] if sep else []
+    if not model.strip() or len(parts) not in (2, 3):
+        raise ValueError(f"--price {text!r}: expected MODEL=IN,OUT or MODEL=IN,OUT,AUDIO_IN (USD per 1M tokens)")
+    try:
+        numbers = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"--price {text!r}: prices must be numbers") from None
+    if any(n < 0 or not math.isfinite(n) for n in numbers):
+        raise ValueError(f"--price {text!r}: prices must be finite and non-negative")
+    return model.strip(), Price(*numbers)
+
+
+def price_table_with(overrides: dict[str, Price | tuple] | list[str] | None) -> dict[str, Price]:
+    """The default table updated by overrides (a dict, or ``MODEL=IN,OUT`` strings)."""
+    table = dict(DEFAULT_PRICES)
+    if not overrides:
+        return table
+    if isinstance(overrides, dict):
+        for model, price in overrides.items():
+            table[model] = price if isinstance(price, Price) else Price(*price)
+    else:
+        for text in overrides:
+            model, price = parse_price(text)
+            table[model] = price
+    return table
+
+
+def load_items(paths: Paths, clips: list[Clip] | None = None) -> tuple[pd.DataFrame, dict[str, int]]:
+    """The items of ``clips`` (default: the manifest's): materialized where present, else computed.
+
+    Returns (items, {"materialized": n_clips, "computed": n_clips})."""
+    from .warehouse import read_parquet
+
+    clips = list(read_manifest(paths.manifest)) if clips is None else list(clips)
+    found, missing = [], []
+    for clip in clips:
+        path = paths.assets / "items" / f"{clip.key}.parquet"
+        (found if path.exists() else missing).append((clip, path))
+    frames = []
+    if found:
+        frames.append(read_parquet([p for _, p in found]))
+    if missing:
+        from .pipeline import questions_and_items
+
+        _, computed = questions_and_items(paths, [c for c, _ in missing])
+        frames.append(computed)
+    frames = [f for f in frames if len(f)]
+    items = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["clip_key", "format", "prompt"])
+    return items, {"materialized": len(found), "computed": len(missing)}
+
+
+def _judge_prompt_tokens(item) -> int:
+    from .scoring import _question_text, judge_prompt
+
+    return text_tokens(judge_prompt(_question_text(item), JUDGE_REPLY, list(item.options)))
+
+
+def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None,
+             price_table: dict[str, Price | tuple] | list[str] | None = None,
+             items: pd.DataFrame | None = None, judge_share: float = JUDGE_SHARE,
+             judge_model: str | None = None, thinking_tokens: int = 0) -> pd.DataFrame:
+    """Calls, tokens and cost per model × condition × format (plus ``condition == "judge"`` rows).
+
+    ``price_table`` overrides/extends :data:`DEFAULT_PRICES`; ``items`` skips loading them;
+    ``judge_model`` bills judge calls to another model (default: each model judges its own replies);
+    ``thinking_tokens`` are added to every call's output. ``frame.attrs`` records the item source and the
+    constants used.
+    """
+    if not models:
+        raise ValueError("no models to estimate")
+    prices = price_table_with(price_table)
+    source = {"given": 1}
+    if items is None:
+        items, source = load_items(paths, clips)
+    per_call: list[dict] = []  # one per item × condition (model-independent)
+    judged: list[dict] = []
+    for item in items.itertuples(index=False):
+        dataset = item.dataset
+        duration = Clip.from_key(item.clip_key).duration_s
+        prompt = text_tokens(item.prompt)
+        out = output_tokens(item.format, getattr(item, "base_format", None)) + thinking_tokens
+        is_open = item.format == "open" or (item.format == "open_with_reason" and item.base_format == "open")
+        judge_tokens = _judge_prompt_tokens(item) if is_open else 0
+        for condition in conditions_for(dataset):
+            media = condition in MEDIA_CONDITIONS
+            per_call.append({"condition": condition, "format": item.format, "media": media, "prompt_tokens": prompt,
+                             "video_tokens": round(VIDEO_TOKENS_PER_S * duration) if media else 0,
+                             "audio_tokens": round(AUDIO_TOKENS_PER_S * duration) if media else 0,
+                             "output_tokens": out})
+            if is_open:
+                judged.append({"format": item.format, "prompt_tokens": judge_tokens})
+    calls = pd.DataFrame(per_call, columns=["condition", "format", "media", "prompt_tokens", "video_tokens",
+                                            "audio_tokens", "output_tokens"])
+    grouped = calls.groupby(["condition", "format", "media"], sort=True).agg(
+        calls=("prompt_tokens", "size"), prompt_tokens=("prompt_tokens", "sum"), video_tokens=("video_tokens", "sum"),
+        audio_tokens=("audio_tokens", "sum"), output_tokens=("output_tokens", "sum")).reset_index()
+    judge_rows = pd.DataFrame(columns=grouped.columns)
+    if judged and judge_share > 0:
+        j = pd.DataFrame(judged).groupby("format").agg(replies=("prompt_tokens", "size"),
+                                                        mean_prompt=("prompt_tokens", "mean")).reset_index()
+        j["calls"] = (j["replies"] * judge_share).round().astype(int)
+        judge_rows = pd.DataFrame({
+            "condition": "judge", "format": j["format"], "media": False, "calls": j["calls"],
+            "prompt_tokens": (j["calls"] * j["mean_prompt"]).round().astype(int), "video_tokens": 0, "audio_tokens": 0,
+            "output_tokens": j["calls"] * JUDGE_OUTPUT_TOKENS})
+        judge_rows = judge_rows[judge_rows["calls"] > 0]
+    rows = []
+    for model in models:
+        for frame, billed_to in ((grouped, model), (judge_rows, judge_model or model)):
+            if not len(frame):
+                continue
+            f = frame.copy()
+            f.insert(0, "model", model if billed_to == model else f"{billed_to} (judge for {model})")
+            price = prices.get(billed_to)
+            f["price_input"] = price.input if price else math.nan
+            f["price_output"] = price.output if price else math.nan
+            f["price_audio"] = (price.audio_input if price.audio_input is not None else price.input) if price else math.nan
+            rows.append(f)
+    out = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=ESTIMATE_COLUMNS)
+    for column in ("calls", "prompt_tokens", "video_tokens", "audio_tokens", "output_tokens"):
+        out[column] = out[column].astype("int64")
+    out["media"] = out["media"].astype(bool)
+    out["input_tokens"] = out["prompt_tokens"] + out["video_tokens"] + out["audio_tokens"]
+    out["cost_usd"] = ((out["prompt_tokens"] + out["video_tokens"]) * out["price_input"]
+                       + out["audio_tokens"] * out["price_audio"] + out["output_tokens"] * out["price_output"]) / 1e6
+    out = out[ESTIMATE_COLUMNS]
+    out.attrs.update({"items": len(items), "clips": int(items["clip_key"].nunique()) if len(items) else 0,
+                      "item_source": source, "chars_per_token": CHARS_PER_TOKEN,
+                      "media_tokens_per_s": MEDIA_TOKENS_PER_S, "judge_share": judge_share,
+                      "thinking_tokens": thinking_tokens})
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# Printing
+# ----------------------------------------------------------------------------------------------------
+
+
+def _cost(value: float) -> str:
+    return "unknown" if value is None or (isinstance(value, float) and math.isnan(value)) else f"${value:,.2f}"
+
+
+def _int(value) -> str:
+    return f"{int(value):,}"
+
+
+def render_estimate(frame: pd.DataFrame) -> str:
+    """A readable table per model, with a total per model and overall."""
+    attrs = frame.attrs
+    lines = []
+    source = attrs.get("item_source", {})
+    lines.append(f"Estimate for {attrs.get('items', '?')} items of {attrs.get('clips', '?')} clips "
+                 f"(items materialized for {source.get('materialized', 0)} clips, computed now for "
+                 f"{source.get('computed', 0)}).")
+    lines.append(f"Assumptions: ~{CHARS_PER_TOKEN} characters per text token; ~{MEDIA_TOKENS_PER_S} tokens per second "
+                 f"of clip ({VIDEO_TOKENS_PER_S} video at 1 fps + {AUDIO_TOKENS_PER_S} audio) on every clip/silenced call; "
+                 f"judge on {attrs.get('judge_share', JUDGE_SHARE):.0%} of open replies; prices USD per 1M tokens, "
+                 "standard tier (configurable). Estimates, not quotes.")
+    header = f"{'condition':<10} {'format':<18} {'calls':>8} {'input tok':>13} {'(media)':>13} {'output tok':>11} {'cost':>11}"
+    for model, g in frame.groupby("model", sort=False):
+        lines.append("")
+        price = g.iloc[0]
+        price_text = ("price unknown: cost not estimated" if math.isnan(price["price_input"]) else
+                      f"in ${price['price_input']:g} / out ${price['price_output']:g}"
+                      + (f" / audio in ${price['price_audio']:g}" if price["price_audio"] != price["price_input"] else "")
+                      + " per 1M tokens")
+        lines.append(f"{model}  ({price_text})")
+        lines.append(header)
+        lines.append("-" * len(header))
+        for r in g.itertuples(index=False):
+            lines.append(f"{r.condition:<10} {r.format:<18} {_int(r.calls):>8} {_int(r.input_tokens):>13} "
+                         f"{_int(r.video_tokens + r.audio_tokens):>13} {_int(r.output_tokens):>11} {_cost(r.cost_usd):>11}")
+        cost = g["cost_usd"].sum(min_count=1) if g["cost_usd"].notna().all() else math.nan
+        lines.append(f"{'total':<29} {_int(g['calls'].sum()):>8} {_int(g['input_tokens'].sum()):>13} "
+                     f"{_int((g['video_tokens'] + g['audio_tokens']).sum()):>13} {_int(g['output_tokens'].sum()):>11} "
+                     f"{_cost(cost):>11}")
+    known = frame[frame["cost_usd"].notna()]
+    unknown = sorted(set(frame.loc[frame["cost_usd"].isna(), "model"]))
+    lines.append("")
+    lines.append(f"All models: {_int(frame['calls'].sum())} calls, {_int(frame['input_tokens'].sum())} input tokens, "
+                 f"{_int(frame['output_tokens'].sum())} output tokens; cost {_cost(known['cost_usd'].sum()) if len(known) else 'unknown'}"
+                 + (f" (plus unknown for {', '.join(unknown)})" if unknown and len(known) else ""))
+    return "\n".join(lines)
+
+
+def main_estimate(argv_models: list[str], price_overrides: list[str] | dict | None = None, *,
+                  paths: Paths | None = None, clips: list[Clip] | None = None, out=None) -> int:
+    """Print the estimate for the given models (names may also be comma-separated); 0 ok, 2 on bad input."""
+    out = out or sys.stdout
+    models = [m.strip() for arg in (argv_models or []) for m in str(arg).split(",") if m.strip()]
+    if not models:
+        print("estimate: name at least one model, e.g. gemini-2.5-flash "
+              f"(priced by default: {', '.join(DEFAULT_PRICES)})", file=sys.stderr)
+        return 2
+    try:
+        prices = price_table_with(price_overrides)
+    except ValueError as exc:
+        print(f"estimate: {exc}", file=sys.stderr)
+        return 2
+    frame = estimate(paths or Paths.default(), models, clips=clips, price_table=prices)
+    print(render_estimate(frame), file=out)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m epic_levels_pipeline.estimate MODEL [MODEL ...] [--price MODEL=IN,OUT] [--clip KEY ...]``."""
+    ap = argparse.ArgumentParser(prog="python -m epic_levels_pipeline.estimate",
+                                 description="Calls, tokens and cost a run with Gemini models would spend.")
+    ap.add_argument("models", nargs="+")
+    ap.add_argument("--price", action="append", default=[], metavar="MODEL=IN,OUT[,AUDIO_IN]",
+                    help="USD per 1M tokens; overrides the default table")
+    ap.add_argument("--clip", action="append", default=[], metavar="KEY", help="only these clips (default: manifest)")
+    args = ap.parse_args(argv)
+    clips = [Clip.from_key(k) for k in args.clip] or None
+    return main_estimate(args.models, args.price, clips=clips)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

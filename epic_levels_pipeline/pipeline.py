@@ -1,0 +1,150 @@
+"""The whole offline computation as plain function calls (pure core: no Dagster).
+
+:func:`run_core` does what the Dagster graph does for a set of clips, in one process and in memory:
+
+1. load and validate the annotation folder once (:func:`annotations.load_annotations`);
+2. build the entity catalogue once (:func:`catalogue.build_catalogue`);
+3. per clip: ``clip_annotations`` → ``build_bank`` → ``build_items`` (on a :class:`ClipView`) →
+   ``offline_responses`` → ``verdicts`` (no judge: undecided rows stay undecided, as in the graph
+   without a judge model);
+4. across clips: ``tables.scores``, ``paired_comparisons``, ``over_marking`` and ``shortcut_audit``
+   (with ``audits.shortcut_rates`` of all questions).
+
+Only the offline reference responders run here; model responders and media belong to the Dagster layer.
+It is the reference the orchestration benchmark compares the graph against, and a quick way to get
+every table for a handful of clips in tests or notebooks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .annotations import Annotations, load_annotations
+from .audits import shortcut_rates
+from .catalogue import Catalogue, build_catalogue
+from .clip_view import ClipView
+from .clips import Clip, clip_annotations, read_manifest
+from .formats import ITEM_COLUMNS, build_items
+from .questions import QUESTION_COLUMNS, build_bank
+from .responders import OFFLINE_RESPONDERS
+from .responses import RESPONSE_COLUMNS, offline_responses
+from .scoring import VERDICT_COLUMNS, verdicts as make_verdicts
+from .settings import Paths
+from .subtypes import BankConfig
+from .tables import over_marking, paired_comparisons, scores, shortcut_audit
+
+DEFAULT_RESPONDERS = OFFLINE_RESPONDERS
+
+
+@dataclass
+class CoreResult:
+    """Every table of an offline run. Per-clip tables are concatenated over clips (clip order kept)."""
+
+    questions: pd.DataFrame
+    items: pd.DataFrame
+    responses: pd.DataFrame
+    verdicts: pd.DataFrame
+    scores: pd.DataFrame
+    paired: pd.DataFrame
+    over_marking: pd.DataFrame
+    shortcut_audit: pd.DataFrame
+    clips: list[Clip] = field(default_factory=list)
+    drops: Counter = field(default_factory=Counter)          # question-bank drop reasons, summed over clips
+    seconds: dict[str, float] = field(default_factory=dict)  # wall time per stage
+
+
+def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(frames, ignore_index=True)
+
+
+def questions_and_items(paths: Paths, clips: list[Clip] | None = None, *, annotations: Annotations | None = None,
+                        catalogue: Catalogue | None = None,
+                        config: BankConfig | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Only the question bank and the items of ``clips`` (default: the manifest's), concatenated."""
+    clips = list(read_manifest(paths.manifest)) if clips is None else list(clips)
+    ann = annotations if annotations is not None else load_annotations(paths.annotations)
+    cat = catalogue if catalogue is not None else build_catalogue(ann)
+    questions, items = [], []
+    for clip in clips:
+        rows = clip_annotations(ann, clip)
+        bank = build_bank(clip, rows, cat, config)
+        clip_items, _ = build_items(bank.questions, ClipView(clip, rows, cat), cat)
+        questions.append(bank.questions)
+        items.append(clip_items)
+    return _concat(questions, QUESTION_COLUMNS), _concat(items, ITEM_COLUMNS)
+
+
+def run_core(paths: Paths, clips: list[Clip] | None = None,
+             responders: tuple[str, ...] | list[str] = DEFAULT_RESPONDERS, *,
+             annotations: Annotations | None = None, catalogue: Catalogue | None = None,
+             config: BankConfig | None = None, n_boot: int = 1000, seed: int = 0) -> CoreResult:
+    """Run the offline pipeline for ``clips`` (default: the manifest's clips) and return every table.
+
+    ``annotations`` / ``catalogue`` may be passed in to reuse ones already loaded (otherwise they are
+    read from ``paths.annotations`` once). ``config`` is the question-bank configuration (the graph's
+    default when None); ``n_boot`` / ``seed`` go to the bootstrap of the scored tables.
+    """
+    unknown = [r for r in responders if r not in OFFLINE_RESPONDERS]
+    if unknown:
+        raise ValueError(f"unknown offline responders {unknown}; known: {', '.join(OFFLINE_RESPONDERS)}")
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    clips = list(read_manifest(paths.manifest)) if clips is None else list(clips)
+    ann = annotations if annotations is not None else load_annotations(paths.annotations)
+    t1 = time.perf_counter()
+    seconds["annotations"] = t1 - t0
+    cat = catalogue if catalogue is not None else build_catalogue(ann)
+    seconds["catalogue"] = time.perf_counter() - t1
+
+    stage = Counter()
+    questions, items, responses, verdicts = [], [], [], []
+    drops: Counter = Counter()
+    for clip in clips:
+        t = time.perf_counter()
+        rows = clip_annotations(ann, clip)
+        bank = build_bank(clip, rows, cat, config)
+        drops.update(bank.drops)
+        t_bank = time.perf_counter()
+        clip_items, _rejected = build_items(bank.questions, ClipView(clip, rows, cat), cat)
+        t_items = time.perf_counter()
+        clip_responses = offline_responses(clip, clip_items, bank.questions, rows, cat, list(responders))
+        t_resp = time.perf_counter()
+        clip_verdicts = make_verdicts(clip_responses, clip_items) if len(clip_responses) else \
+            pd.DataFrame(columns=VERDICT_COLUMNS)
+        t_verd = time.perf_counter()
+        stage["questions"] += t_bank - t
+        stage["items"] += t_items - t_bank
+        stage["responses"] += t_resp - t_items
+        stage["verdicts"] += t_verd - t_resp
+        questions.append(bank.questions)
+        items.append(clip_items)
+        responses.append(clip_responses)
+        verdicts.append(clip_verdicts)
+    seconds.update(stage)
+
+    t = time.perf_counter()
+    q = _concat(questions, QUESTION_COLUMNS)
+    it = _concat(items, ITEM_COLUMNS)
+    resp = _concat(responses, RESPONSE_COLUMNS)
+    verd = _concat(verdicts, VERDICT_COLUMNS)
+    if len(verd):
+        verd["correct"] = verd["correct"].astype("boolean")
+        verd["n_marked_true"] = pd.to_numeric(verd["n_marked_true"], errors="coerce").astype("Int64")
+    result = CoreResult(
+        questions=q, items=it, responses=resp, verdicts=verd,
+        scores=scores(verd, n_boot=n_boot, seed=seed),
+        paired=paired_comparisons(verd, n_boot=n_boot, seed=seed),
+        over_marking=over_marking(verd),
+        shortcut_audit=shortcut_audit(shortcut_rates(q), verd),
+        clips=clips, drops=drops, seconds=seconds,
+    )
+    seconds["tables"] = time.perf_counter() - t
+    seconds["total"] = time.perf_counter() - t0
+    return result

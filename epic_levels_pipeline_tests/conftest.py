@@ -1,0 +1,52 @@
+"""Shared fixtures: a temporary project (a copy of the bundled data) and a temporary Dagster instance."""
+
+import os
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from epic_levels_pipeline.annotations import load_annotations
+from epic_levels_pipeline.catalogue import build_catalogue
+from epic_levels_pipeline.settings import Paths
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED_CLIPS = ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45"]
+
+
+def make_project(tmp: Path, clips: list[str] | None = None) -> Paths:
+    """A project root in ``tmp`` with a copy of the bundled annotations and (a subset of) the manifest."""
+    shutil.copytree(ROOT / "data" / "annotations", tmp / "data" / "annotations")
+    lines = (ROOT / "data" / "clips.csv").read_text().splitlines()
+    if clips is not None:
+        from epic_levels_pipeline.clips import Clip
+
+        keep = {(c.dataset, c.video_id, f"{c.start_s:g}", f"{c.end_s:g}") for c in map(Clip.from_key, clips)}
+        body = [l for l in lines[1:] if not l.startswith("#") and tuple(l.split(",")) in keep]
+        lines = [lines[0], *body]
+    (tmp / "data" / "clips.csv").write_text("\n".join(lines) + "\n")
+    return Paths(tmp)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    paths = make_project(tmp_path / "project", SEED_CLIPS + ["hd_epic__P09-20240623-120359__1440-1470"])
+    monkeypatch.setenv("EPIC_LEVELS_HOME", str(paths.root))
+    monkeypatch.delenv("EPIC_LEVELS_MODELS", raising=False)
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    return paths
+
+
+@pytest.fixture
+def instance():
+    with dg.instance_for_test() as inst:
+        yield inst
+
+
+@pytest.fixture(scope="session")
+def bundled():
+    """The bundled annotations and their catalogue, loaded once per test session."""
+    ann = load_annotations(ROOT / "data" / "annotations")
+    return ann, build_catalogue(ann)

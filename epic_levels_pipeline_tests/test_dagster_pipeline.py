@@ -1,0 +1,111 @@
+"""Integration: materialize real assets in a temporary Dagster instance on a copy of the bundled data."""
+
+import os
+
+import dagster as dg
+import pandas as pd
+import pytest
+
+from epic_levels_pipeline.orchestrate import load_definitions, run_pipeline
+from epic_levels_pipeline.subtypes import SUBTYPES, Subtype, register, unregister
+from epic_levels_pipeline.levels import Evidence
+from epic_levels_pipeline.warehouse import query
+
+pytestmark = pytest.mark.slow
+
+QUIET = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
+
+
+def materialize(instance, selection, partition_key=None):
+    defs = load_definitions()
+    job = defs.resolve_implicit_global_asset_job_def()
+    return job.execute_in_process(instance=instance, asset_selection=[dg.AssetKey(k) for k in selection],
+                                  partition_key=partition_key, raise_on_error=False, run_config=QUIET)
+
+
+TABLES = ["sounds", "narrations", "activities", "recipe_steps", "object_tracks", "vocabulary", "videos", "entity_catalogue"]
+
+
+def test_clip_annotations_of_seed_clips(project, instance):
+    instance.add_dynamic_partitions("clips", ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45"])
+    assert materialize(instance, TABLES).success
+    assert materialize(instance, ["clip_annotations"], "epic_sounds__P09_08__45-75").success
+    assert materialize(instance, ["clip_annotations"], "epic_sounds__P02_133__15-45").success
+    rows = pd.read_parquet(project.assets / "clip_annotations" / "epic_sounds__P09_08__45-75.parquet")
+    tap = rows[(rows["stream"] == "sound") & (rows["row_id"] == "P09_08_13")].iloc[0]
+    assert tap["description"] == "tap running" and tap["sound_class"] == "water"
+    assert tap["start_s"] == pytest.approx(47.662) and tap["stop_s"] == pytest.approx(48.966)
+    wash = rows[(rows["stream"] == "narration") & (rows["row_id"] == "P09_08_12")].iloc[0]
+    assert wash["narration"] == "wash blueberries"
+    assert (wash["start_s"], wash["stop_s"]) == pytest.approx((49.84, 53.54))
+    # P09_08_10 "take plate" 44.37–45.22 straddles the window start: clipped and unclipped spans kept.
+    take = rows[(rows["stream"] == "narration") & (rows["row_id"] == "P09_08_10")].iloc[0]
+    assert (take["start_s"], take["start_clipped_s"], take["stop_clipped_s"]) == pytest.approx((44.37, 45.0, 45.22))
+    # The stream is explicit: P09_08_13 is both a sound segment and a narration id.
+    assert set(rows.loc[rows["row_id"] == "P09_08_13", "stream"]) == {"sound", "narration"}
+    gap = pd.read_parquet(project.assets / "clip_annotations" / "epic_sounds__P02_133__15-45.parquet")
+    sounds = gap[gap["stream"] == "sound"]
+    assert len(sounds) == 4 and not sounds["categorised"].any()
+    assert (~gap.loc[gap["stream"] == "narration", "labelled"]).sum() == 9
+    event = instance.get_latest_materialization_event(dg.AssetKey("clip_annotations"))
+    assert "known_gaps" in event.asset_materialization.metadata
+
+
+def test_whole_graph_offline(project, instance):
+    report = run_pipeline(project, instance=instance, run_config=QUIET, log=lambda *_: None)
+    assert report.failed == []
+    questions = query(project.warehouse, "select * from questions")
+    assert set(questions["clip_key"]) == set(report.clips)
+    assert questions["provenance"].str.len().min() > 2 and questions["answer"].notna().all()
+    scores = query(project.warehouse, """select format, chance_corrected from scores where responder = 'oracle'
+        and condition = 'clip' and dataset = '*' and level = '*' and subtype = '*'""")
+    assert len(scores) >= 6 and (scores["chance_corrected"] == 1.0).all()
+    for table in ("items", "responses", "verdicts", "paired_comparisons", "over_marking", "shortcut_audit"):
+        assert len(query(project.warehouse, f"select * from {table}")) > 0, table
+    # every check ran and passed
+    for check in ("one_key_per_question", "level_matches_provenance", "five_formats_per_question",
+                  "no_list_dependent_wording", "statement_truths_from_solvers"):
+        records = instance.event_log_storage.get_asset_check_execution_history(
+            dg.AssetCheckKey(dg.AssetKey("questions" if check in ("one_key_per_question", "level_matches_provenance") else "items"), check),
+            limit=10)
+        assert records and all(r.status.value == "SUCCEEDED" for r in records), check
+
+
+def test_failed_validation_keeps_last_good_tables(project, instance):
+    assert materialize(instance, TABLES).success
+    good = (project.assets / "sounds.parquet").read_bytes()
+    target = project.annotations / "epic-sounds" / "EPIC_Sounds_validation.csv"
+    target.write_text(target.read_text().replace("00:00:47.662", "00:00:4x.662", 1))
+    result = materialize(instance, TABLES)
+    assert not result.success
+    failure = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"][0]
+    assert "EPIC_Sounds_validation.csv" in str(failure.event_specific_data.error) and ":start_timestamp: unparsable time" in str(
+        failure.event_specific_data.error)
+    assert (project.assets / "sounds.parquet").read_bytes() == good
+
+
+def test_mislevelled_subtype_fails_the_check(project, instance):
+    def one_moment_claimed_sequence(view):
+        for draft in SUBTYPES["low_sound_object"].generate(view):
+            if isinstance(draft, tuple):
+                continue
+            draft.subtype = "bad_sequence"
+            yield draft
+
+    register(Subtype("bad_sequence", "epic_sounds", ("sound", "narration"), "sequence", "same_clip_other_moments",
+                     "entity", one_moment_claimed_sequence))
+    try:
+        from epic_levels_pipeline.solvers import SOLVERS
+        SOLVERS["bad_sequence"] = SOLVERS["low_sound_object"]
+        instance.add_dynamic_partitions("clips", ["epic_sounds__P09_08__45-75"])
+        assert materialize(instance, TABLES).success
+        assert materialize(instance, ["clip_annotations"], "epic_sounds__P09_08__45-75").success
+        result = materialize(instance, ["questions", "distractor_pools"], "epic_sounds__P09_08__45-75")
+        assert not result.success
+        checks = [e for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
+        level = [e.event_specific_data for e in checks if e.event_specific_data.check_name == "level_matches_provenance"][0]
+        assert not level.passed
+        assert "bad_sequence declares sequence (L3) but its evidence is moment" in str(level.metadata["problems"].value)
+    finally:
+        unregister("bad_sequence")
+        SOLVERS.pop("bad_sequence", None)

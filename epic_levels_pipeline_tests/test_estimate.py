@@ -1,0 +1,68 @@
+"""Estimating calls, tokens and cost of a Gemini run before making it."""
+
+import io
+import math
+from pathlib import Path
+
+import pytest
+
+from epic_levels_pipeline.clips import Clip
+from epic_levels_pipeline.estimate import (
+    MEDIA_TOKENS_PER_S, Price, estimate, main_estimate, parse_price, render_estimate,
+)
+from epic_levels_pipeline.settings import Paths
+
+ROOT = Path(__file__).resolve().parents[1]
+CLIPS = [Clip.from_key("epic_sounds__P09_08__45-75"), Clip.from_key("hd_epic__P09-20240623-120359__1440-1470")]
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return estimate(Paths(ROOT), ["gemini-2.5-flash"], clips=CLIPS)
+
+
+def test_counts_calls_and_tokens(frame):
+    assert frame.attrs["clips"] == 2
+    responses = frame[frame["condition"] != "judge"]
+    assert (responses["calls"] > 0).all()
+    assert (responses["prompt_tokens"] > 0).all() and (responses["output_tokens"] > 0).all()
+    assert (frame["cost_usd"] > 0).all()
+    # one call per item and condition: epic_sounds items x3 (clip, no_clip, silenced), hd_epic items x2
+    assert set(responses["condition"]) == {"clip", "no_clip", "silenced"}
+    assert responses[responses["condition"] == "no_clip"]["calls"].sum() == frame.attrs["items"]
+
+
+def test_media_tokens_only_with_media(frame):
+    no_clip = frame[frame["condition"] == "no_clip"]
+    assert (no_clip["video_tokens"] == 0).all() and (no_clip["audio_tokens"] == 0).all()
+    assert (no_clip["input_tokens"] == no_clip["prompt_tokens"]).all()
+    media = frame[frame["condition"].isin(["clip", "silenced"])]
+    per_call = (media["video_tokens"] + media["audio_tokens"]) / media["calls"]
+    assert per_call.tolist() == pytest.approx([30 * MEDIA_TOKENS_PER_S] * len(media))
+    assert not frame[frame["condition"] == "judge"]["media"].any()
+
+
+def test_unknown_model_has_tokens_but_no_cost():
+    f = estimate(Paths(ROOT), ["no-such-model"], clips=CLIPS[:1])
+    assert f["cost_usd"].isna().all()
+    assert (f["input_tokens"] > 0).all()
+    assert "unknown" in render_estimate(f)
+
+
+def test_price_overrides():
+    assert parse_price("my-model=1,2") == ("my-model", Price(1.0, 2.0))
+    assert parse_price("m=1,2,3") == ("m", Price(1.0, 2.0, 3.0))
+    for bad in ("my-model", "m=1", "m=a,b", "m=-1,2"):
+        with pytest.raises(ValueError):
+            parse_price(bad)
+    f = estimate(Paths(ROOT), ["my-model"], clips=CLIPS[:1], price_table=["my-model=1,0"])
+    assert f["cost_usd"].sum() == pytest.approx(f["input_tokens"].sum() / 1e6)
+
+
+def test_main_estimate_prints_a_table():
+    out = io.StringIO()
+    assert main_estimate(["gemini-2.5-flash"], ["x=1,2"], paths=Paths(ROOT), clips=CLIPS[:1], out=out) == 0
+    text = out.getvalue()
+    assert "gemini-2.5-flash" in text and "total" in text and "$" in text
+    assert main_estimate([], None) == 2
+    assert main_estimate(["m"], ["broken"]) == 2
