@@ -82,7 +82,7 @@ def build_catalogue(ann: Annotations) -> Catalogue:
 
     tracks = ann.object_tracks
     cat.placeholder_objects = sorted({n for n in tracks["object_name"] if is_placeholder_name(n)})
-    tracks = tracks[~tracks["object_name"].map(is_placeholder_name)]
+    tracks = tracks[~tracks["object_name"].map(is_placeholder_name).astype(bool)]
     hd_nouns = cat.noun_synonyms.get("hd_epic", {})
     cat.object_classes = {}
     for key, instances in hd_nouns.items():

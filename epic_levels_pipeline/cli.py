@@ -82,7 +82,13 @@ def cmd_questions(args) -> int:
 def cmd_run(args) -> int:
     from .orchestrate import run_pipeline
 
+    import os
+
     paths = Paths.default()
+    os.environ["EPIC_LEVELS_RESPONDERS"] = args.responders
+    os.environ["EPIC_LEVELS_MODELS"] = args.models
+    if args.models and not os.environ.get("EPIC_LEVELS_JUDGE_MODEL"):
+        os.environ["EPIC_LEVELS_JUDGE_MODEL"] = args.models.split(",")[0]
     run_config = {}
     report = run_pipeline(paths, clip_keys=args.clips or None, run_config=run_config)
     print(f"\n{len(report.clips)} clips, {report.runs} runs, {report.seconds:.1f} s; failed: {report.failed or 'none'}")

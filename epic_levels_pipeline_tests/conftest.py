@@ -50,3 +50,30 @@ def bundled():
     """The bundled annotations and their catalogue, loaded once per test session."""
     ann = load_annotations(ROOT / "data" / "annotations")
     return ann, build_catalogue(ann)
+
+
+@pytest.fixture(scope="session")
+def offline_bank(bundled):
+    """Questions, items, offline responses and verdicts for every bundled clip (computed once)."""
+    import pandas as pd
+
+    from epic_levels_pipeline.clip_view import ClipView
+    from epic_levels_pipeline.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.formats import build_items
+    from epic_levels_pipeline.questions import build_bank
+    from epic_levels_pipeline.responses import offline_responses
+    from epic_levels_pipeline.scoring import verdicts
+
+    ann, cat = bundled
+    out = {"questions": [], "items": [], "responses": [], "verdicts": [], "rejected": []}
+    for clip in read_manifest(ROOT / "data" / "clips.csv"):
+        rows = clip_annotations(ann, clip)
+        bank = build_bank(clip, rows, cat)
+        items, rejected = build_items(bank.questions, ClipView(clip, rows, cat), cat)
+        responses = offline_responses(clip, items, bank.questions, rows, cat, ["oracle", "chance", "presence", "blind"])
+        out["questions"].append(bank.questions)
+        out["items"].append(items)
+        out["responses"].append(responses)
+        out["verdicts"].append(verdicts(responses, items))
+        out["rejected"] += rejected
+    return {k: (pd.concat(v, ignore_index=True) if k != "rejected" else v) for k, v in out.items()}

@@ -1,0 +1,175 @@
+"""Benchmark: the question bank of every 30-second window of every video in the full staged annotations.
+
+Loads the staged files (default ``<repo>/../shared/data``) once, builds the catalogue once, then for every
+tumbling 30-second window (``clips.all_windows``) of ``epic_sounds`` and ``hd_epic`` videos runs
+``clip_annotations`` and ``build_bank`` with the default configuration. Prints: clips, questions by
+dataset × level, questions by subtype, the 15 most frequent drop reasons, seconds per stage, peak memory,
+and the ratio of total time to the time spent only reading the files' bytes (measured in the same process).
+
+It also reports how many ``epic_sounds`` windows have a ``low_sound_object`` question — a sound class heard
+once whose moment has exactly one handled object, with distractors and a verified key (the design
+expects roughly 600 of ~1,440 windows) — and how many had such a moment at all (a draft, kept or dropped).
+
+A full pass takes ~8–10 minutes; ``--limit N`` takes the first N windows per dataset, ``--dataset`` one
+dataset. Progress is printed every 200 clips. Skips cleanly (exit 0) when the staged files are absent.
+
+Usage (from the repo root): ``python bench/question_bank.py [--limit N] [--dataset epic_sounds|hd_epic]
+[--source DIR] [--trace-memory]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+import tracemalloc
+from collections import Counter, defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from epic_levels_pipeline.annotations import discover, load_annotations  # noqa: E402
+from epic_levels_pipeline.catalogue import build_catalogue  # noqa: E402
+from epic_levels_pipeline.clips import all_windows, clip_annotations  # noqa: E402
+from epic_levels_pipeline.questions import build_bank  # noqa: E402
+from epic_levels_pipeline.subtypes import BankConfig  # noqa: E402
+
+DATASETS = ("epic_sounds", "hd_epic")
+CUE_SUBTYPE = "low_sound_object"
+PROGRESS_EVERY = 200
+
+
+def maxrss_mib() -> float:
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / 1024 / 1024 if sys.platform == "darwin" else rss / 1024
+
+
+def has_draft(drops: Counter, subtype: str) -> bool:
+    """A drop counted after generation (distractors, solver, cap) means the generator made a draft."""
+    return any(k.startswith(f"{subtype} [") or k.startswith(f"{subtype}: over the per-clip cap") for k in drops)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--source", default=str(REPO.parent / "shared" / "data"))
+    ap.add_argument("--limit", type=int, default=None, help="windows per dataset (default: all)")
+    ap.add_argument("--dataset", choices=DATASETS, action="append", help="only this dataset (repeatable)")
+    ap.add_argument("--trace-memory", action="store_true",
+                    help="also trace Python allocations (tracemalloc; slows the run about 2-3x)")
+    args = ap.parse_args(argv)
+    source = Path(args.source)
+    if not source.is_dir():
+        print(f"skipped: staged annotation files not found at {source} (nothing to benchmark)")
+        return 0
+    files, _ = discover([source])
+    if not files:
+        print(f"skipped: no annotation files under {source}")
+        return 0
+    datasets = tuple(args.dataset or DATASETS)
+    if args.trace_memory:
+        tracemalloc.start()
+
+    started = time.perf_counter()
+    t = time.perf_counter()
+    n_bytes = sum(len(f.read_bytes()) for f in files)
+    read_s = time.perf_counter() - t
+    t = time.perf_counter()
+    ann = load_annotations(source)
+    load_s = time.perf_counter() - t
+    t = time.perf_counter()
+    cat = build_catalogue(ann)
+    catalogue_s = time.perf_counter() - t
+    config = BankConfig()
+    print(f"source: {source} ({len(files)} files, {n_bytes / 2**20:.1f} MiB read in {read_s * 1000:.1f} ms); "
+          f"load {load_s:.2f} s, catalogue {catalogue_s:.2f} s")
+
+    windows = {}
+    for ds in datasets:
+        all_ds = all_windows(ann, ds)
+        windows[ds] = all_ds[: args.limit] if args.limit is not None else all_ds
+        print(f"{ds}: {len(all_ds):,} windows in the staged annotations; running {len(windows[ds]):,}")
+
+    by_level: Counter = Counter()
+    by_subtype: Counter = Counter()
+    drops: Counter = Counter()
+    clips_with_questions: Counter = Counter()
+    cue_windows = cue_drafts = 0
+    stage: dict[str, float] = defaultdict(float)
+    n_clips = 0
+    n_questions = 0
+    total_clips = sum(len(w) for w in windows.values())
+    loop_started = time.perf_counter()
+    for ds in datasets:
+        for clip in windows[ds]:
+            t0 = time.perf_counter()
+            rows = clip_annotations(ann, clip)
+            t1 = time.perf_counter()
+            bank = build_bank(clip, rows, cat, config)
+            t2 = time.perf_counter()
+            stage["clip_annotations"] += t1 - t0
+            stage["build_bank"] += t2 - t1
+            q = bank.questions
+            n_clips += 1
+            n_questions += len(q)
+            drops.update(bank.drops)
+            if len(q):
+                clips_with_questions[ds] += 1
+                by_level.update((ds, lv) for lv in q["level"])
+                by_subtype.update(q["subtype"])
+            if ds == "epic_sounds":
+                has_question = bool(len(q)) and (q["subtype"] == CUE_SUBTYPE).any()
+                cue_windows += has_question
+                cue_drafts += has_question or has_draft(bank.drops, CUE_SUBTYPE)
+            if n_clips % PROGRESS_EVERY == 0:
+                elapsed = time.perf_counter() - loop_started
+                rate = n_clips / elapsed
+                print(f"  progress: {n_clips:,}/{total_clips:,} clips, {n_questions:,} questions, {elapsed:.0f} s "
+                      f"({rate:.1f} clips/s, ~{(total_clips - n_clips) / rate:.0f} s to go)", flush=True)
+    loop_s = time.perf_counter() - loop_started
+    total_s = time.perf_counter() - started
+    traced_peak = None
+    if args.trace_memory:
+        traced_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+
+    print(f"\nclips: {n_clips:,} ({', '.join(f'{ds} {len(windows[ds]):,}' for ds in datasets)}); "
+          f"with at least one question: {', '.join(f'{ds} {clips_with_questions[ds]:,}' for ds in datasets)}")
+    print(f"questions: {n_questions:,} ({n_questions / max(n_clips, 1):.1f} per clip)")
+
+    print("\nquestions by dataset × level:")
+    levels = sorted({lv for _, lv in by_level})
+    print(f"  {'dataset':<12}" + "".join(f"{lv:>8}" for lv in levels) + f"{'total':>9}")
+    for ds in datasets:
+        counts = [by_level[(ds, lv)] for lv in levels]
+        print(f"  {ds:<12}" + "".join(f"{c:>8,}" for c in counts) + f"{sum(counts):>9,}")
+
+    print("\nquestions by subtype:")
+    for name, n in sorted(by_subtype.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"  {n:>8,}  {name}")
+
+    print(f"\ndrop reasons (top 15 of {len(drops)}; {sum(drops.values()):,} drops in all):")
+    for reason, n in drops.most_common(15):
+        print(f"  {n:>8,}  {reason}")
+
+    if "epic_sounds" in datasets:
+        n_es = len(windows["epic_sounds"])
+        print(f"\nepic_sounds windows with a {CUE_SUBTYPE} question (a sound class heard once, exactly one object "
+              f"handled at its moment, key verified): {cue_windows:,} of {n_es:,} ({cue_windows / max(n_es, 1):.0%}); "
+              f"design expects roughly 600 of ~1,440")
+        print(f"  windows with such a moment at all (a draft, kept or dropped later): {cue_drafts:,}")
+
+    print("\nfigures:")
+    print(f"  seconds: total {total_s:.1f} (read files {read_s:.3f}, load {load_s:.2f}, catalogue {catalogue_s:.2f}, "
+          f"clips {loop_s:.1f}: clip_annotations {stage['clip_annotations']:.1f} + build_bank {stage['build_bank']:.1f})")
+    print(f"  per clip: {loop_s / max(n_clips, 1) * 1000:.1f} ms ({n_clips / max(loop_s, 1e-9):.1f} clips/s)")
+    print(f"  ratio total time / reading the files' bytes: {total_s / read_s:,.0f}x")
+    print(f"  peak resident memory (ru_maxrss): {maxrss_mib():.0f} MiB")
+    if traced_peak is not None:
+        print(f"  peak traced Python allocation (tracemalloc): {traced_peak / 2**20:.1f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
