@@ -123,6 +123,27 @@ def _print_summary(paths: Paths) -> None:
         pass
 
 
+def cmd_report(args) -> int:
+    from .report import report_from_warehouse
+
+    md, html = report_from_warehouse(Paths.default())
+    print(f"wrote {md}\nwrote {html}")
+    return 0
+
+
+def cmd_import_mcq(args) -> int:
+    from .mcq_import import main_import
+
+    return main_import([Path(p) for p in args.paths], Path(args.out) if args.out else None)
+
+
+def cmd_estimate(args) -> int:
+    from .estimate import main_estimate
+
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    return main_estimate(models, args.price or [])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="epic-levels", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -141,6 +162,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--clip", required=True)
     p.add_argument("--format", choices=["yes_no", "multiple_choice", "statements", "open", "option_judgement", "open_with_reason"])
     p.set_defaults(fn=cmd_questions)
+
+    p = sub.add_parser("report", help="write the report (Markdown and HTML with plots) under data/reports/")
+    p.set_defaults(fn=cmd_report)
+
+    p = sub.add_parser("estimate", help="print the calls, tokens and cost a run with models would spend, before spending them")
+    p.add_argument("--models", default="gemini-2.5-flash", help="comma-separated Gemini model names")
+    p.add_argument("--price", action="append", help="MODEL=IN,OUT dollars per 1M input/output tokens (repeatable)")
+    p.set_defaults(fn=cmd_estimate)
+
+    p = sub.add_parser("import-mcq", help="convert HD-EPIC's VQA benchmark files through the format steps")
+    p.add_argument("paths", nargs="*", help="files or folders (default: ../shared/data/hd-epic/vqa-benchmark)")
+    p.add_argument("--out", default="", help="output folder (default data/assets/hd_epic_vqa/)")
+    p.set_defaults(fn=cmd_import_mcq)
 
     args = parser.parse_args(argv)
     try:

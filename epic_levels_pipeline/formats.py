@@ -77,8 +77,10 @@ def list_dependent_phrases(prompt: str) -> list[str]:
 
 
 def leaked_options(prompt: str, options: list[str]) -> list[str]:
-    """Options whose text appears in the prompt as a whole phrase (case-insensitive)."""
-    text = prompt.lower()
+    """Options whose text appears in the prompt as a whole phrase (case-insensitive). Markup spans such as
+    HD-EPIC's ``<TIME 00:01:02 video 1>`` are not wording and are masked first (a choice "1" is not leaked
+    by "video 1")."""
+    text = re.sub(r"<[^<>]*>", " ", prompt.lower())
     return [o for o in options if o.strip() and re.search(rf"(?<![a-z]){re.escape(o.strip().lower())}(?![a-z])", text)]
 
 

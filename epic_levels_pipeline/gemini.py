@@ -180,9 +180,25 @@ def _classify(exc: BaseException) -> RetryableError | None:
             return RetryableError(f"{exc.code} {exc.status}: {exc.message}", status=int(exc.code),
                                   retry_after=retry_after_of(exc))
         return None
-    if isinstance(exc, (httpx.TimeoutException, httpx.TransportError)):
+    if isinstance(exc, _TRANSPORT_ERRORS) or isinstance(exc, (ConnectionError, asyncio.TimeoutError)):
         return RetryableError(f"{type(exc).__name__}: {exc}", status=0)
     return None
+
+
+def _transport_errors() -> tuple[type, ...]:
+    """Network-level failures (connection reset, read error, timeout) of the HTTP clients the SDK may use:
+    ``httpx`` and, in google-genai 3.x, its ``httpx2`` fork. Transient: retried like a 5xx."""
+    classes: list[type] = [httpx.TimeoutException, httpx.TransportError]
+    try:
+        import httpx2
+
+        classes += [httpx2.TimeoutException, httpx2.TransportError]
+    except ImportError:  # older SDKs use httpx only
+        pass
+    return tuple(classes)
+
+
+_TRANSPORT_ERRORS = _transport_errors()
 
 
 def _describe(exc: BaseException) -> str:

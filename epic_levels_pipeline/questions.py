@@ -38,7 +38,7 @@ QUESTION_COLUMNS = [
 ]
 POOL_COLUMNS = ["clip_key", "question_id", "subtype", "distractor_strategy", "value", "text", "role", "present",
                 "rows", "note", "chosen", "offered"]
-LETTERS = "ABCD"
+LETTERS = "ABCDEFGHIJ"
 N_OPTIONS = 4
 
 

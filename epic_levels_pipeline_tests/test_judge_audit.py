@@ -204,12 +204,13 @@ def test_no_judge_and_nothing_to_audit():
 # -- the real google-genai judge against the local server --------------------------------------------------
 
 _CANDIDATE = re.compile(r"^([A-D])\. (.+)$", re.M)
+REFUSED = set(OBJECTS[3])
 
 
 def _judge_reply(body: dict) -> str:
     text = "".join(p.get("text", "") for c in body.get("contents", []) for p in c.get("parts", []))
     answer = re.search(r"Answer given: (.+)", text).group(1).strip()
-    if answer == "knife":  # this one the fake model refuses: {"choice": "none"}
+    if answer in REFUSED:  # these the fake model refuses: {"choice": "none"}
         return json.dumps({"choice": "none"})
     for letter, candidate in _CANDIDATE.findall(text):
         if candidate.strip() == answer:
@@ -261,10 +262,10 @@ def test_real_gemini_judge_on_the_local_server(tmp_path, monkeypatch):
             assert shuffled > 0
 
             row = frame.set_index("responder").loc["alpha"]
-            knives = details[details["answer"] == "knife"]
+            knives = details[details["answer"].isin(REFUSED)]
             assert len(knives) and (knives["judge_1"] == -1).all() and (knives["judge_2"] == -1).all()
             assert not knives["error_1"].any()  # "none" is an answer, not a failure
-            others = details[details["answer"] != "knife"]
+            others = details[~details["answer"].isin(REFUSED)]
             assert (others["judge_1"] == others["rule"]).all() and (others["judge_2"] == others["rule"]).all()
             assert row["n"] == n and row["judge_errors"] == 0
             assert row["judge_rule_agreement"] == pytest.approx(len(others) / n)

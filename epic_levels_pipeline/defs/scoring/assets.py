@@ -99,3 +99,47 @@ def shortcut_audit(questions: pd.DataFrame, verdicts: pd.DataFrame) -> dg.Output
         ["dataset", "subtype", "level", "distractor_strategy", "n", "singles_out_key", "presence_oracle_rate", "chance"]]
     return dg.Output(frame, metadata={**table_metadata(frame),
                                       "presence_oracle": dg.MetadataValue.md(markdown_table(presence.round(3), 40))})
+
+
+@dg.asset(
+    group_name="scoring", kinds={"pandas", "gemini"}, code_version="1", automation_condition=CROSS_CLIP,
+    pool="model_calls",
+    ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS), "items": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    description="Judge audit: on a seeded sample of open replies the rules decided, the judge's agreement with the "
+                "rules, and with itself under a second shuffle (position bias). Empty with a note when no judge "
+                "is configured.",
+)
+def judge_audit(project: ProjectResource, evaluation: EvaluationResource, verdicts: pd.DataFrame,
+                items: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    from ...judge_audit import judge_audit as audit
+
+    cache = evaluation.cache(project.paths)
+    try:
+        judge, model = evaluation.judge(cache)
+        frame = audit(verdicts, items, judge)
+    finally:
+        cache.close()
+    return dg.Output(frame, metadata={**table_metadata(frame), "judge_model": model or "(none)",
+                                      "audit": dg.MetadataValue.md(markdown_table(frame.round(3)))})
+
+
+@dg.asset(
+    group_name="scoring", kinds={"html", "markdown"}, code_version="1", automation_condition=CROSS_CLIP,
+    deps=["scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit"],
+    ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    description="The human report (Markdown and a self-contained HTML page with plots) under data/reports/.",
+)
+def report(project: ProjectResource, verdicts: pd.DataFrame) -> dg.MaterializeResult:
+    from ...report import build_report, load_table, write_report
+
+    paths = project.paths
+    tables = {name: load_table(paths, name) for name in ("scores", "paired_comparisons", "over_marking",
+                                                         "shortcut_audit", "judge_audit")}
+    md, html = write_report(paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
+                            tables["shortcut_audit"], verdicts, tables["judge_audit"])
+    built = build_report(tables["scores"], tables["paired_comparisons"], tables["over_marking"], tables["shortcut_audit"],
+                         verdicts, tables["judge_audit"])
+    return dg.MaterializeResult(metadata={
+        "markdown": dg.MetadataValue.path(str(md)), "html": dg.MetadataValue.path(str(html)),
+        "main_table": dg.MetadataValue.md(markdown_table(built.main_table, 80)),
+    })

@@ -1,0 +1,125 @@
+"""Benchmark: what Dagster orchestration costs over the same computation as plain function calls.
+
+Materializes every bundled clip (``data/clips.csv``) through Dagster — ``orchestrate.run_pipeline`` into a
+temporary instance (``dagster.instance_for_test``), on a temporary copy of the project's
+``data/annotations`` and ``data/clips.csv`` (``EPIC_LEVELS_HOME`` points at the copy, so the real ``data/``
+folder is untouched) — and through ``pipeline.run_core`` in the same process, with the offline responders
+only (no model calls: model and API-key variables are cleared for this process; no media, so media
+conditions of model responders would be skipped anyway). A warm-up (loading the annotations and one clip
+through the core) runs first so neither side pays for first imports and caches.
+
+Prints both wall times, the orchestration overhead as a ratio (Dagster / core) and per clip, and checks
+that both produce the same number of questions, items, responses and verdicts (and the same correct
+verdicts per responder).
+
+Usage (from the repo root): ``python bench/orchestration.py [--clips N]`` (default: every bundled clip).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import dagster as dg  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from epic_levels_pipeline.annotations import load_annotations  # noqa: E402
+from epic_levels_pipeline.catalogue import build_catalogue  # noqa: E402
+from epic_levels_pipeline.clips import read_manifest  # noqa: E402
+from epic_levels_pipeline.orchestrate import load_definitions, run_pipeline  # noqa: E402
+from epic_levels_pipeline.pipeline import run_core  # noqa: E402
+from epic_levels_pipeline.settings import Paths  # noqa: E402
+from epic_levels_pipeline.warehouse import read_parquet  # noqa: E402
+
+QUIET = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
+CLEARED_ENV = ("EPIC_LEVELS_MODELS", "EPIC_LEVELS_JUDGE_MODEL", "EPIC_LEVELS_RESPONDERS", "EPIC_LEVELS_MEDIA_ROOT",
+               "GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_BASE_URL")
+
+
+def temp_project(tmp: Path, limit: int | None) -> Paths:
+    """A project root in ``tmp``: a copy of the bundled annotations and the manifest (first ``limit`` clips)."""
+    shutil.copytree(REPO / "data" / "annotations", tmp / "data" / "annotations")
+    lines = (REPO / "data" / "clips.csv").read_text("utf-8").splitlines()
+    if limit is not None:
+        header, body = lines[0], [line for line in lines[1:] if line.strip() and not line.startswith("#")]
+        lines = [header, *body[:limit]]
+    (tmp / "data" / "clips.csv").write_text("\n".join(lines) + "\n", "utf-8")
+    return Paths(tmp)
+
+
+def materialized(paths: Paths, name: str) -> pd.DataFrame:
+    return read_parquet(sorted((paths.assets / name).glob("*.parquet")))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--clips", type=int, default=None, help="only the manifest's first N clips")
+    args = ap.parse_args(argv)
+    if not (REPO / "data" / "clips.csv").exists() or not (REPO / "data" / "annotations").is_dir():
+        print(f"skipped: bundled data not found under {REPO / 'data'}")
+        return 0
+    warnings.filterwarnings("ignore")
+    for name in CLEARED_ENV:
+        os.environ.pop(name, None)
+
+    with tempfile.TemporaryDirectory(prefix="bench-orchestration-") as tmp:
+        paths = temp_project(Path(tmp), args.clips)
+        os.environ["EPIC_LEVELS_HOME"] = str(paths.root)
+        clips = read_manifest(paths.manifest)
+        print(f"{len(clips)} clips from the manifest; temporary project at {paths.root}")
+
+        # Warm-up: imports, definitions, annotation parsing caches, one clip through the core.
+        t = time.perf_counter()
+        load_definitions()
+        ann = load_annotations(paths.annotations)
+        run_core(paths, clips[:1], annotations=ann, catalogue=build_catalogue(ann), n_boot=10)
+        print(f"warm-up: {time.perf_counter() - t:.1f} s")
+
+        t = time.perf_counter()
+        with dg.instance_for_test() as instance:
+            report = run_pipeline(paths, instance=instance, run_config=QUIET, log=lambda *_: None)
+        dagster_s = time.perf_counter() - t
+        if report.failed:
+            print(f"Dagster runs failed: {report.failed}")
+            return 1
+        tables = {name: materialized(paths, name) for name in ("questions", "items", "responses", "verdicts")}
+        tables["scores"] = read_parquet([paths.assets / "scores.parquet"])
+
+        t = time.perf_counter()
+        core = run_core(paths)
+        core_s = time.perf_counter() - t
+
+    print(f"\nDagster (run_pipeline, {report.runs} runs in a temporary instance): {dagster_s:.1f} s")
+    print(f"core (pipeline.run_core, plain calls):                   {core_s:.1f} s  "
+          f"[{', '.join(f'{k} {v:.1f}' for k, v in core.seconds.items() if k != 'total')}]")
+    print("\nfigures:")
+    print(f"  orchestration overhead: Dagster / core = {dagster_s / core_s:.2f}x "
+          f"(+{dagster_s - core_s:.1f} s, {(dagster_s - core_s) / max(len(clips), 1):.2f} s per clip, "
+          f"{(dagster_s - core_s) / max(report.runs, 1):.2f} s per run)")
+    ours = {"questions": core.questions, "items": core.items, "responses": core.responses,
+            "verdicts": core.verdicts, "scores": core.scores}
+    same = True
+    print("  rows                  Dagster      core")
+    for name, theirs in tables.items():
+        match = len(theirs) == len(ours[name])
+        same &= match
+        print(f"  {name:<18} {len(theirs):>10,} {len(ours[name]):>9,}  {'same' if match else 'DIFFERENT'}")
+    correct_d = tables["verdicts"].groupby("responder")["correct"].sum().astype(int).to_dict()
+    correct_c = core.verdicts.groupby("responder")["correct"].sum().astype(int).to_dict()
+    same &= correct_d == correct_c
+    print(f"  correct verdicts per responder: Dagster {correct_d}, core {correct_c}")
+    print(f"  same number of questions and verdicts: {'yes' if same else 'NO'}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

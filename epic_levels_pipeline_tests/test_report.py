@@ -1,0 +1,165 @@
+"""The report: built from small synthetic tables (made by the real :mod:`tables` functions) and from nothing."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from epic_levels_pipeline.judge_audit import judge_audit
+from epic_levels_pipeline.report import (SECTIONS, build_report, fmt_interval, main_table, report_from_warehouse,
+                                         verdict_counts, write_report)
+from epic_levels_pipeline.scoring import VERDICT_COLUMNS
+from epic_levels_pipeline.settings import Paths
+from epic_levels_pipeline.tables import over_marking, paired_comparisons, scores, shortcut_audit
+from epic_levels_pipeline.warehouse import write_parquet
+
+FORMATS = {"yes_no": ("yes_no", 0.5), "multiple_choice": ("multiple_choice", 0.25),
+           "option_judgement": ("option_judgement", 1 / 16), "open": ("open", 0.0)}
+SKILL = {("alpha", "clip"): 0.85, ("alpha", "no_clip"): 0.35, ("alpha", "silenced"): 0.6,
+         ("beta", "clip"): 0.55, ("beta", "no_clip"): 0.3, ("beta", "silenced"): 0.5}
+
+
+def synthetic_verdicts(seed: int = 0) -> pd.DataFrame:
+    """2 responders × 3 conditions × 2 levels × 4 formats × 6 clips × 3 questions, with some undecided,
+    unparsed and judge rows, and over-marked wrong 4b answers."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for (responder, condition), skill in SKILL.items():
+        for level, subtype in (("L1", "sound_object"), ("L2", "action_after")):
+            for clip in range(6):
+                for q in range(3):
+                    qid = f"c{clip}/{subtype}/{q}"
+                    for fmt, (base, chance) in FORMATS.items():
+                        ok = bool(rng.random() < skill - (0.15 if level == "L2" else 0))
+                        scored_by = "rule"
+                        if fmt == "open" and rng.random() < 0.25:
+                            scored_by, ok = "undecided", None
+                        elif fmt == "open" and rng.random() < 0.2:
+                            scored_by = "judge"
+                        elif rng.random() < 0.03:
+                            scored_by, ok = "unparsed", False
+                        marked = (1 if ok else int(rng.integers(1, 3))) if base == "option_judgement" else None
+                        rows.append({"item_id": f"{qid}/{fmt}", "question_id": qid, "clip_key": f"c{clip}",
+                                     "dataset": "epic_sounds", "level": level, "subtype": subtype,
+                                     "distractor_strategy": "present_in_clip", "format": fmt, "base_format": base,
+                                     "condition": condition, "responder": responder, "model": "m1",
+                                     "reply": "Answer: x", "parsed": "x", "expected": "x", "correct": ok,
+                                     "scored_by": scored_by, "note": "", "n_marked_true": marked,
+                                     "judge_raw": "", "chance": chance})
+    frame = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+    frame["correct"] = frame["correct"].astype("boolean")
+    frame["n_marked_true"] = pd.to_numeric(frame["n_marked_true"]).astype("Int64")
+    return frame
+
+
+def presence_rates() -> pd.DataFrame:
+    return pd.DataFrame([
+        {"dataset": "epic_sounds", "subtype": "sound_object", "level": "L1", "distractor_strategy": "present_in_clip",
+         "n": 18, "singles_out_key": 0.5, "only_absent_give_away": 0.1, "presence_oracle_rate": 0.625, "chance": 0.25},
+        {"dataset": "epic_sounds", "subtype": "action_after", "level": "L2", "distractor_strategy": "present_in_clip",
+         "n": 18, "singles_out_key": 0.0, "only_absent_give_away": 0.0, "presence_oracle_rate": 0.25, "chance": 0.25},
+    ])
+
+
+@pytest.fixture(scope="module")
+def tables():
+    v = synthetic_verdicts()
+    return {"scores": scores(v, n_boot=200), "paired": paired_comparisons(v, n_boot=200),
+            "over_marking": over_marking(v), "shortcut_audit": shortcut_audit(presence_rates(), v), "verdicts": v}
+
+
+def _headings(markdown: str) -> list[str]:
+    return [line[3:].strip() for line in markdown.splitlines() if line.startswith("## ")]
+
+
+def test_report_from_synthetic_tables(tmp_path, tables):
+    audit = pd.DataFrame([{"responder": "alpha", "model": "m1", "n": 12, "judge_rule_agreement": 0.917,
+                           "judge_self_agreement": 0.75, "judge_none_rate": 0.04, "judge_errors": 1, "note": ""}])
+    md_path, html_path = write_report(tmp_path / "out", tables["scores"], tables["paired"], tables["over_marking"],
+                                      tables["shortcut_audit"], tables["verdicts"], audit, title="synthetic")
+    assert md_path.name == "report.md" and html_path.name == "report.html"
+    md, page = md_path.read_text(encoding="utf-8"), html_path.read_text(encoding="utf-8")
+    assert md.startswith("# synthetic") and _headings(md) == list(SECTIONS)
+    for section in SECTIONS:
+        assert section in page
+
+    # plots: (a) and (b) for each responder/model, embedded as PNG, and written beside the Markdown
+    images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(images) == 4 and all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
+    linked = re.findall(r"\]\((report_figures/[^)]+\.png)\)", md)
+    assert len(linked) == 4 and all((md_path.parent / p).read_bytes().startswith(b"\x89PNG") for p in linked)
+    assert "<script" not in page and not re.search(r'(src|href)="(https?:)?//', page)  # self-contained
+
+    # the main table's numbers are in both files
+    table = main_table(tables["scores"])
+    top = table[(table["level"] == "*") & (table["format"] == "*")]
+    assert set(top["responder"]) == {"alpha", "beta"} and set(top["condition"]) == {"clip", "no_clip", "silenced"}
+    for r in table.sample(12, random_state=0).itertuples():
+        if r.n:
+            cell = f"{fmt_interval(r.chance_corrected, r.ci_low, r.ci_high)} n={r.n}"
+            assert cell in page and cell in md
+    clip_all = top[(top["responder"] == "alpha") & (top["condition"] == "clip")].iloc[0]
+    assert f"{clip_all['chance_corrected']:.3f}" in page and clip_all["n_undecided"] > 0
+    assert f"strict {clip_all['chance_corrected_strict']:.3f} ({clip_all['n_undecided']} undecided)" in md
+    assert "### alpha / m1" in md and "### beta / m1" in md  # one main table per responder/model
+
+    # paired comparisons, over-marking, counts, judge audit
+    pair = tables["paired"]
+    cond = pair[(pair["kind"] == "condition") & (pair["level"] == "*") & (pair["responder"] == "alpha")
+                & (pair["b"] == "no_clip")].iloc[0]
+    assert fmt_interval(cond["diff"], cond["diff_ci_low"], cond["diff_ci_high"]) in md
+    assert "clip vs no_clip" in md and "clip vs silenced" in md and "multiple_choice vs yes_no" in md
+    assert "63–86 %" in md and "McNemar p" in md
+    counts, source = verdict_counts(tables["verdicts"])
+    assert source == "verdicts" and counts["undecided"].sum() == (tables["verdicts"]["scored_by"] == "undecided").sum()
+    assert "0.917" in md and "0.750" in md
+    assert "(acc − chance)/(1 − chance)" in md and "resampled by clip" in md and "accuracy_strict" in md
+
+
+def test_report_from_nothing(tmp_path):
+    md_path, html_path = write_report(tmp_path, None, pd.DataFrame(), None, pd.DataFrame(), None, None)
+    md, page = md_path.read_text(encoding="utf-8"), html_path.read_text(encoding="utf-8")
+    assert _headings(md) == list(SECTIONS)
+    assert "Every table is empty or missing" in md and "scores table is empty or missing" in md
+    assert "paired_comparisons table is empty" in md and "shortcut_audit table is empty" in md
+    assert "over_marking table is empty" in md and "No judge audit was given" in md
+    assert "<img" not in page and "<html" in page
+    assert not list((tmp_path / "report_figures").glob("*.png"))
+
+
+def test_partial_and_old_tables_do_not_crash(tables):
+    old_scores = tables["scores"].drop(columns=["accuracy_strict", "chance_corrected_strict"])
+    no_judge = judge_audit(tables["verdicts"], pd.DataFrame(), None)
+    report = build_report(old_scores, tables["paired"].iloc[0:0], None, tables["shortcut_audit"][["dataset"]],
+                          judge_audit=no_judge)
+    assert "no strict columns" in report.markdown and "undecided" in report.markdown
+    assert "no judge is configured" in report.markdown
+    assert "Counted from the scores table" in report.markdown  # no verdicts given
+    assert "shortcut_audit table is empty or missing" in report.markdown
+    assert report.html.count('<img src="data:image/png;base64,') == 4 and len(report.figures) == 4
+
+
+def test_report_from_warehouse_reads_the_data_folder(tmp_path, tables):
+    paths = Paths(tmp_path)
+    md_path, html_path = report_from_warehouse(paths)  # nothing materialized yet
+    assert md_path.parent == paths.reports and "Every table is empty or missing" in md_path.read_text()
+
+    write_parquet(tables["scores"], paths.assets / "scores.parquet")
+    write_parquet(tables["paired"], paths.assets / "paired_comparisons.parquet")
+    write_parquet(tables["over_marking"], paths.assets / "over_marking.parquet")
+    for clip, part in tables["verdicts"].groupby("clip_key"):
+        write_parquet(part, paths.assets / "verdicts" / f"{clip}.parquet")
+    md_path, html_path = report_from_warehouse(paths)
+    md = md_path.read_text(encoding="utf-8")
+    assert "Every table is empty" not in md and "shortcut_audit table is empty or missing" in md
+    assert "### alpha / m1" in md and html_path.read_text().count("data:image/png;base64,") == 4
+    rule = int((tables["verdicts"]["scored_by"] == "rule").sum())
+    assert rule > 0 and "(no verdicts given)" not in md
+    # a second report replaces the first and leaves no stale plot behind
+    (paths.reports / "report_figures" / "a_gone.png").write_bytes(b"old")
+    report_from_warehouse(paths)
+    assert not (paths.reports / "report_figures" / "a_gone.png").exists()

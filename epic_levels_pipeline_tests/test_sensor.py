@@ -1,0 +1,77 @@
+"""annotation_change_sensor: new manifest rows become partitions; only clips whose rows changed re-run."""
+
+import json
+
+import dagster as dg
+import pytest
+
+from epic_levels_pipeline.defs.operations.sensors import annotation_change_sensor
+from epic_levels_pipeline.defs.resources import ProjectResource
+
+from .test_dagster_pipeline import TABLES, materialize
+
+pytestmark = pytest.mark.slow
+
+
+def evaluate(instance, project, cursor):
+    context = dg.build_sensor_context(instance=instance, cursor=cursor,
+                                      resources={"project": ProjectResource(root=str(project.root))})
+    result = annotation_change_sensor(context)
+    return result
+
+
+def apply(instance, result):
+    for request in result.dynamic_partitions_requests or []:
+        if isinstance(request, dg.AddDynamicPartitionsRequest):
+            instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
+        else:
+            for key in request.partition_keys:
+                instance.delete_dynamic_partition(request.partitions_def_name, key)
+
+
+def test_sensor_requests_exactly_the_changed_clip(project, instance):
+    # first tick: partitions registered, tables requested (none materialized yet)
+    first = evaluate(instance, project, None)
+    apply(instance, first)
+    assert set(instance.get_dynamic_partitions("clips")) == {
+        "epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45", "hd_epic__P09-20240623-120359__1440-1470"}
+    assert [r.job_name for r in first.run_requests] == ["annotation_tables_job"]
+    # tables materialized -> every clip requested once (all new to the cursor)
+    assert materialize(instance, TABLES).success
+    second = evaluate(instance, project, first.cursor)
+    assert sorted(r.partition_key for r in second.run_requests) == sorted(instance.get_dynamic_partitions("clips"))
+    # nothing changed -> nothing requested
+    third = evaluate(instance, project, second.cursor)
+    assert third.run_requests == []
+
+    # edit one row of P09_08's window (P09_08_13 "tap running") in the copy of the annotations
+    path = project.annotations / "epic-sounds" / "EPIC_Sounds_validation.csv"
+    path.write_text(path.read_text().replace("P09_08_13,P09,P09_08,00:00:47.662", "P09_08_13,P09,P09_08,00:00:47.700"))
+    fourth = evaluate(instance, project, third.cursor)
+    assert [r.job_name for r in fourth.run_requests] == ["annotation_tables_job"]  # tables first, clips wait
+    assert materialize(instance, TABLES).success
+    fifth = evaluate(instance, project, fourth.cursor)
+    assert [(r.job_name, r.partition_key) for r in fifth.run_requests] == [("clip_annotations_job", "epic_sounds__P09_08__45-75")]
+    sixth = evaluate(instance, project, fifth.cursor)
+    assert sixth.run_requests == []
+
+
+def test_sensor_adds_and_retires_partitions(project, instance):
+    assert materialize(instance, TABLES).success
+    first = evaluate(instance, project, None)
+    apply(instance, first)
+    manifest = project.manifest
+    manifest.write_text(manifest.read_text() + "epic_sounds,P18_05,360,390\n")
+    second = evaluate(instance, project, first.cursor)
+    apply(instance, second)
+    assert "epic_sounds__P18_05__360-390" in instance.get_dynamic_partitions("clips")
+    assert ("clip_annotations_job", "epic_sounds__P18_05__360-390") in [(r.job_name, r.partition_key) for r in second.run_requests]
+    # removing it retires the partition and moves its files out of the warehouse views
+    (project.assets / "questions").mkdir(parents=True, exist_ok=True)
+    (project.assets / "questions" / "epic_sounds__P18_05__360-390.parquet").write_bytes(b"x")
+    manifest.write_text(manifest.read_text().replace("epic_sounds,P18_05,360,390\n", ""))
+    third = evaluate(instance, project, second.cursor)
+    apply(instance, third)
+    assert "epic_sounds__P18_05__360-390" not in instance.get_dynamic_partitions("clips")
+    assert (project.assets / "questions" / "retired" / "epic_sounds__P18_05__360-390.parquet").exists()
+    assert "epic_sounds__P18_05__360-390" not in json.loads(third.cursor)["clips"]
