@@ -112,12 +112,21 @@ def _print_summary(paths: Paths) -> None:
     print("\nQuestion bank (warehouse table `questions`):")
     print(table.to_string(index=False))
     try:
+        media = query(paths.warehouse, "SELECT status, count(*) AS clips FROM clip_media GROUP BY status ORDER BY status")
+        summary = ", ".join(f"{r.clips} {r.status}" for r in media.itertuples())
+        print(f"\nClip media: {summary} (source videos are looked up under {paths.media}/<dataset>/<video_id>.mp4; "
+              "the offline responders need none, model responders skip the clip and silenced conditions without one)")
+    except Exception:
+        pass
+    try:
         scores = query(paths.warehouse, """
             SELECT responder, condition, format, n, round(accuracy, 3) AS accuracy, round(chance, 3) AS chance,
-                   round(chance_corrected, 3) AS chance_corrected, round(ci_low, 3) AS ci_low, round(ci_high, 3) AS ci_high
+                   round(chance_corrected, 3) AS chance_corrected, round(ci_low, 3) AS ci_low, round(ci_high, 3) AS ci_high,
+                   n_undecided, round(chance_corrected_strict, 3) AS cc_strict
             FROM scores WHERE dataset = '*' AND level = '*' AND subtype = '*' AND distractor_strategy = '*'
             ORDER BY responder, condition, format""")
-        print("\nMain score table (warehouse table `scores`, all datasets, levels and subtypes):")
+        print("\nMain score table (warehouse table `scores`, all datasets, levels and subtypes; chance_corrected over "
+              "decided verdicts with its clip-clustered 95 % interval; cc_strict counts undecided open replies as wrong):")
         print(scores.to_string(index=False))
     except Exception:
         pass

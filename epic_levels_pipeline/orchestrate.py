@@ -79,6 +79,10 @@ def _groups(defs: dg.Definitions) -> tuple[list[dg.AssetKey], list[dg.AssetKey],
 def run_pipeline(paths: Paths | None = None, clip_keys: list[str] | None = None, run_config: dict | None = None,
                  instance: dg.DagsterInstance | None = None, log=print) -> RunReport:
     """Materialize the whole graph for the given clips (default: every clip of the manifest)."""
+    import warnings
+
+    warnings.filterwarnings("ignore", category=dg.BetaWarning)
+    warnings.filterwarnings("ignore", category=dg.PreviewWarning)
     paths = paths or Paths.default()
     started = time.monotonic()
     clips = [c.key for c in read_manifest(paths.manifest)] if not clip_keys else [Clip.from_key(k).key for k in clip_keys]

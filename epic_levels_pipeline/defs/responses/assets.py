@@ -28,7 +28,7 @@ def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, eval
                                clip.video_id, clip.start_s, clip.end_s)
     frame = pd.DataFrame([asdict(media)])
     if media.status != "ready":
-        context.log.warning(f"{clip.key}: media conditions skipped: {media.reason}")
+        context.log.info(f"{clip.key}: media conditions skipped: {media.reason}")
     return dg.Output(frame, metadata={"status": media.status, "reason": media.reason or "",
                                       "duration_s": media.duration_s or 0.0, **table_metadata(frame)})
 
