@@ -96,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     drops: Counter = Counter()
     clips_with_questions: Counter = Counter()
     cue_windows = cue_drafts = 0
+    cue_by_strategy: Counter = Counter()
     stage: dict[str, float] = defaultdict(float)
     n_clips = 0
     n_questions = 0
@@ -121,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             if ds == "epic_sounds":
                 has_question = bool(len(q)) and (q["subtype"] == CUE_SUBTYPE).any()
                 cue_windows += has_question
+                if has_question:
+                    cue_by_strategy.update(set(q.loc[q["subtype"] == CUE_SUBTYPE, "distractor_strategy"]))
                 cue_drafts += has_question or has_draft(bank.drops, CUE_SUBTYPE)
             if n_clips % PROGRESS_EVERY == 0:
                 elapsed = time.perf_counter() - loop_started
@@ -159,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
               f"handled at its moment, key verified): {cue_windows:,} of {n_es:,} ({cue_windows / max(n_es, 1):.0%}); "
               f"design expects roughly 600 of ~1,440")
         print(f"  windows with such a moment at all (a draft, kept or dropped later): {cue_drafts:,}")
+        for strategy, n in sorted(cue_by_strategy.items()):
+            print(f"  windows with one under distractor strategy {strategy}: {n:,}")
 
     print("\nfigures:")
     print(f"  seconds: total {total_s:.1f} (read files {read_s:.3f}, load {load_s:.2f}, catalogue {catalogue_s:.2f}, "

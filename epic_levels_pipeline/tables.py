@@ -42,42 +42,44 @@ def _counted(v: pd.DataFrame) -> pd.DataFrame:
 
 
 def scores(verdicts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Every grouping and roll-up at once; groups are index arrays into column arrays (one pass per roll-up,
+    numpy inside a group), so thousands of groups stay cheap."""
     if not len(verdicts):
         return pd.DataFrame(columns=SCORE_COLUMNS)
-    v = verdicts.copy()
-    v["ok"] = v["correct"].fillna(False).astype(bool)
-    v["counted"] = v["scored_by"].isin(COUNTED)
+    v = verdicts.reset_index(drop=True)
+    ok = v["correct"].fillna(False).astype(bool).to_numpy()
+    scored_by = v["scored_by"].astype(str).to_numpy()
+    counted = np.isin(scored_by, COUNTED)
+    undecided = scored_by == "undecided"
+    chance_col = v["chance"].astype(float).to_numpy()
+    clips = v["clip_key"].astype(str).to_numpy()
+    keys = ["responder", "model", "dataset", "level", "subtype", "distractor_strategy", "format", "condition"]
+    base = {k: v[k].astype(str).to_numpy() for k in keys}
     rows = []
     for pooled in itertools.chain.from_iterable(itertools.combinations(ROLLUP, k) for k in range(len(ROLLUP) + 1)):
-        frame = v.copy()
-        for column in pooled:
-            frame[column] = "*"
-            if column == "subtype":
-                frame["distractor_strategy"] = "*"
-        keys = ["responder", "model", "dataset", "level", "subtype", "distractor_strategy", "format", "condition"]
-        for group, g in frame.groupby(keys, sort=True):
-            counted = g[g["counted"]]
-            n = len(counted)
+        columns = {k: (np.full(len(v), "*", dtype=object) if k in pooled or (k == "distractor_strategy" and "subtype" in pooled)
+                       else base[k]) for k in keys}
+        frame = pd.DataFrame(columns)
+        for group, index in frame.groupby(keys, sort=True).indices.items():
+            c = index[counted[index]]
+            d = index[counted[index] | undecided[index]]
+            n = len(c)
             row = dict(zip(keys, group))
-            acc = counted["ok"].mean() if n else np.nan
-            ch = counted["chance"].mean() if n else np.nan
-            low, high = cluster_bootstrap(counted["ok"].to_numpy(float), counted["clip_key"].to_numpy(), n_boot=n_boot,
-                                          seed=seed) if n else (np.nan, np.nan)
+            acc = ok[c].mean() if n else np.nan
+            ch = chance_col[c].mean() if n else np.nan
+            low, high = cluster_bootstrap(ok[c].astype(float), clips[c], n_boot=n_boot, seed=seed) if n else (np.nan, np.nan)
             cc_low, cc_high = chance_corrected_interval(low, high, ch) if n else (np.nan, np.nan)
-            decidable = g[g["counted"] | (g["scored_by"] == "undecided")]
-            strict = decidable["ok"].mean() if len(decidable) else np.nan
-            strict_chance = decidable["chance"].mean() if len(decidable) else np.nan
-            row.update({"n": n, "correct": int(counted["ok"].sum()), "accuracy": acc, "chance": ch,
-                        "accuracy_strict": strict,
-                        "chance_corrected_strict": chance_corrected(strict, strict_chance) if len(decidable) else np.nan,
+            strict = ok[d].mean() if len(d) else np.nan
+            strict_chance = chance_col[d].mean() if len(d) else np.nan
+            kinds = scored_by[index]
+            row.update({"n": n, "correct": int(ok[c].sum()), "accuracy": acc, "chance": ch,
                         "chance_corrected": chance_corrected(acc, ch) if n else np.nan,
                         "ci_low": cc_low, "ci_high": cc_high, "accuracy_ci_low": low, "accuracy_ci_high": high,
-                        "n_undecided": int((g["scored_by"] == "undecided").sum()),
-                        "n_unparsed": int((g["scored_by"] == "unparsed").sum()),
-                        "n_skipped": int((g["scored_by"] == "skipped").sum()),
-                        "n_error": int((g["scored_by"] == "error").sum()),
-                        "n_judge": int((g["scored_by"] == "judge").sum()),
-                        "n_clips": int(counted["clip_key"].nunique())})
+                        "accuracy_strict": strict,
+                        "chance_corrected_strict": chance_corrected(strict, strict_chance) if len(d) else np.nan,
+                        "n_undecided": int((kinds == "undecided").sum()), "n_unparsed": int((kinds == "unparsed").sum()),
+                        "n_skipped": int((kinds == "skipped").sum()), "n_error": int((kinds == "error").sum()),
+                        "n_judge": int((kinds == "judge").sum()), "n_clips": int(len(set(clips[c])))})
             rows.append(row)
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 

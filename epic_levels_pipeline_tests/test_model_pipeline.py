@@ -16,6 +16,8 @@ pytestmark = pytest.mark.slow
 
 def reply(request: dict) -> str:
     text = str(request)
+    if "You check what a short answer means" in text:  # the judge: structured output
+        return '{"choice": "none"}'
     if "Answer: <yes/no>" in text:
         return "Answer: yes"
     if "Answer: <letter>" in text:
@@ -27,6 +29,13 @@ def reply(request: dict) -> str:
     return "Answer: the blueberries"
 
 
+JUDGE = "You check what a short answer means"
+
+
+def answer_calls(server) -> int:
+    return sum(JUDGE not in p for p in server.prompts())
+
+
 def test_model_responses_cached_and_recomputed_only_for_the_changed_clip(project, instance, monkeypatch):
     make_test_video(project.media / "epic_sounds" / "P09_08.mp4", 80.0)
     clips = ["epic_sounds__P09_08__45-75", "hd_epic__P09-20240623-120359__1440-1470"]
@@ -34,6 +43,7 @@ def test_model_responses_cached_and_recomputed_only_for_the_changed_clip(project
         monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-secret")
         monkeypatch.setenv("GEMINI_BASE_URL", server.base_url)
         monkeypatch.setenv("EPIC_LEVELS_MODELS", "gemini-test")
+        monkeypatch.setenv("EPIC_LEVELS_JUDGE_MODEL", "gemini-judge")
         monkeypatch.setenv("EPIC_LEVELS_RESPONDERS", "oracle")
         monkeypatch.setenv("EPIC_LEVELS_RPM", "100000")
         monkeypatch.setenv("EPIC_LEVELS_CONCURRENCY", "16")
@@ -48,15 +58,23 @@ def test_model_responses_cached_and_recomputed_only_for_the_changed_clip(project
         assert hd.loc[hd["condition"] == "clip", "error"].str.contains("no source video").all()
         assert (hd.loc[hd["condition"] == "no_clip", "status"] == "ok").all()
         assert server.uploads == 2  # the clip and its silenced copy, each once for every item
-        calls_first = server.generate_calls
+        calls_first = answer_calls(server)
         # identical prompts under the same condition share one cache key and so one call
         assert calls_first == responses.loc[responses["status"] == "ok", "cache_key"].nunique()
         media = query(project.warehouse, "select * from clip_media")
         assert set(media["status"]) == {"ready", "skipped"}
+        # open replies the rules could not decide went to the judge, which answered "none" (wrong)
+        verdicts = query(project.warehouse, "select * from verdicts where responder = 'gemini'")
+        judged = verdicts[verdicts["scored_by"] == "judge"]
+        assert len(judged) and (~judged["correct"].astype(bool)).all()
+        assert (verdicts["scored_by"] != "undecided").all()
+        judge_prompts = [p for p in server.prompts() if JUDGE in p]
+        assert judge_prompts and all("Candidates:" in p for p in judge_prompts)
+        total_first = server.generate_calls
 
         # nothing changed: a second full run makes no model call
         run_pipeline(project, clip_keys=clips, instance=instance, run_config=QUIET, log=lambda *_: None)
-        assert server.generate_calls == calls_first
+        assert server.generate_calls == total_first  # neither answers nor judge verdicts are asked again
 
         # change one narration of P09_08 (P09_08_17 "take honey" 72.69–75.08 s -> "take jam")
         path = project.annotations / "epic-kitchens-100" / "EPIC_100_validation.csv"
@@ -65,7 +83,7 @@ def test_model_responses_cached_and_recomputed_only_for_the_changed_clip(project
         path.write_text(path.read_text().replace(old, "4361,4504,take jam,take,0,jam,115,['jam'],[115]"))
         run_pipeline(project, clip_keys=clips, instance=instance, run_config=QUIET, log=lambda *_: None)
         after = query(project.warehouse, "select * from responses where responder = 'gemini' and status = 'ok'")
-        new_calls = server.generate_calls - calls_first
+        new_calls = answer_calls(server) - calls_first
         assert new_calls > 0
         assert (after.loc[after["dataset"] == "hd_epic", "cached"]).all()
         assert after.loc[~after["cached"], "cache_key"].nunique() == new_calls
