@@ -106,7 +106,6 @@ def gen_sound_presence(view: ClipView):
     classes = sorted(view.present_sound_classes)
     stand_alone = len(classes) == 1 and not len(view.uncategorised)
     for c in classes:
-        occ = view.occurrences[c]
         rows = view.categorised[view.categorised["sound_class"] == c]
         yield Draft(
             "easy_sound_presence", {}, "Which of these sounds can be heard in the clip?",
@@ -116,7 +115,6 @@ def gen_sound_presence(view: ClipView):
             stand_alone, "exactly one sound class in the window" if stand_alone else f"{len(classes)} sound classes (and {len(view.uncategorised)} uncategorised sounds) in the window",
             exclude={f"sound:{k}" for k in classes},
         )
-        del occ
 
 
 def gen_sound_object(view: ClipView):
