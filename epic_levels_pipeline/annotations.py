@@ -207,7 +207,9 @@ def read_csv_strings(path: Path, required: list[str], problems: list[Problem]) -
     if text is None:
         return None
     try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
+        # skip_blank_lines=False keeps line numbers true; a blank line becomes a row of empty values (an error
+        # on its id column), never a silent shift of every later row number.
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False, skip_blank_lines=False)
     except pd.errors.ParserError as exc:
         match = re.search(r"line (\d+)", str(exc))
         problems.append(Problem(name, int(match.group(1)) if match else 0, "-", f"malformed CSV: {exc}"))
@@ -216,6 +218,7 @@ def read_csv_strings(path: Path, required: list[str], problems: list[Problem]) -
         problems.append(Problem(name, 1, "-", "file is empty"))
         return None
     frame.columns = [str(c).strip() for c in frame.columns]
+    frame = frame.fillna("")
     missing = [c for c in required if c not in frame.columns]
     for column in missing:
         problems.append(Problem(name, 1, column, f"missing column '{column}' (header has: {', '.join(frame.columns)})"))
@@ -257,6 +260,12 @@ def _check_span(problems: list[Problem], name: str, frame: pd.DataFrame, start_c
           lambda r: f"zero-length span ({r[start_col]} to {r[stop_col]}); row left out", "dropped")
     keep &= ~(negative_start | negative_stop | inverted | zero)
     return keep
+
+
+def _numbered(ids: pd.Series) -> pd.Series:
+    """Make ids unique by suffixing repeats with ``#2``, ``#3`` … in file order."""
+    nth = ids.groupby(ids).cumcount()
+    return ids.where(nth == 0, ids + "#" + (nth + 1).astype(str))
 
 
 def _check_unique(problems: list[Problem], name: str, frame: pd.DataFrame, column: str) -> pd.Series:
@@ -411,14 +420,20 @@ def _read_activities(path: Path, durations: dict[str, float] | None = None) -> L
     errata = known_errata()
 
     def erratum(row: pd.Series) -> str | None:
+        try:
+            start_value, stop_value = float(row["start_time"]), float(row["end_time"])
+        except ValueError:  # "end" resolved to a duration shorter than the start: not a listed erratum
+            return None
         return errata.get(("activities", path.name, row["video_id"].strip(), row["high_level_activity_label"].strip(),
-                           float(row["start_time"]), float(row["end_time"])))
+                           start_value, stop_value))
 
     ok &= _check_span(problems, name, frame, "start_time", "end_time", start, stop, erratum)
     participant = frame["video_id"].str.extract(r"^(P\d+)")[0]
     out = pd.DataFrame({
-        # HD-EPIC activity rows carry no id of their own: video, label start and stop identify a row.
-        "activity_id": frame["video_id"].str.strip() + "@" + frame["start_time"].str.strip() + "-" + frame["end_time"].str.strip(),
+        # HD-EPIC activity rows carry no id of their own: video, span and recipe identify a row (interleaved
+        # recipes share spans); a remaining repeat gets "#2", "#3" in file order.
+        "activity_id": _numbered(frame["video_id"].str.strip() + "@" + frame["start_time"].str.strip() + "-"
+                                 + frame["end_time"].str.strip() + "/" + frame["recipe_id"].str.strip().replace("", "-")),
         "participant_id": participant,
         "video_id": frame["video_id"].str.strip(),
         "recipe_id": frame["recipe_id"].str.strip().replace("", None),
@@ -656,8 +671,6 @@ def read_file(path: Path, durations: dict[str, float] | None = None) -> Loaded:
         patterns = "; ".join(k.pattern for k in FILE_KINDS)
         return Loaded("unknown", "-", pd.DataFrame(),
                       [Problem(_display(path), 0, "-", f"not an annotation file epic-levels reads (names: {patterns})")])
-    if not path.exists():
-        return Loaded(kind.name, kind.table, empty_table(kind.table), [Problem(_display(path), 0, "-", "file does not exist")])
     if kind.name == "hd_epic_activities":
         return _read_activities(path, durations)
     return kind.reader(path)

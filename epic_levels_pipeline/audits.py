@@ -12,9 +12,8 @@ import pandas as pd
 from .clip_view import ClipView, records
 from .levels import derive_scope
 from .solvers import solve
+from .questions import N_OPTIONS
 from .subtypes import SUBTYPES
-
-N_OPTIONS = 4
 
 
 def key_problems(questions: pd.DataFrame, view: ClipView) -> list[str]:

@@ -236,10 +236,7 @@ class ClipView:
             return rest in self.present_sound_classes
         if kind == "noun":
             return int(rest) in self.present_noun_classes
-        if kind == "action":
-            v, n = rest.split(":")
-            return (int(v), int(n)) in self.present_actions
-        if kind == "purpose":
+        if kind in ("action", "purpose"):
             v, n = rest.split(":")
             return (int(v), int(n)) in self.present_actions
         if kind == "object":

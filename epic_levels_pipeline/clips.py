@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +25,6 @@ from .annotations import Annotations
 from .errors import ClipKeyError, ManifestError
 
 DATASETS = ("hd_epic", "epic_sounds")
-STREAMS = ("sound", "narration", "activity", "object_track", "recipe_step")
 
 _KEY = re.compile(r"^(?P<dataset>[a-z_]+?)__(?P<video>[A-Za-z0-9\-_]+?)__(?P<start>\d+(?:\.\d+)?)-(?P<end>\d+(?:\.\d+)?)$")
 
@@ -88,12 +85,17 @@ def read_manifest(path: Path) -> list[Clip]:
         row = pd.Series(dict(zip(header, (v.strip() for v in values))))
         if row.dataset not in DATASETS:
             raise ManifestError(f"{name}:{i}:dataset: unknown dataset {row.dataset!r} (expected one of {DATASETS})")
-        try:
-            start, end = float(row.start_s), float(row.end_s)
-        except ValueError:
-            raise ManifestError(f"{name}:{i}:start_s: window bounds must be numbers") from None
-        if start < 0 or end <= start:
-            raise ManifestError(f"{name}:{i}:end_s: window must satisfy 0 <= start_s < end_s")
+        bounds = {}
+        for column in ("start_s", "end_s"):
+            try:
+                bounds[column] = float(row[column])
+            except ValueError:
+                raise ManifestError(f"{name}:{i}:{column}: {row[column]!r} is not a number") from None
+        start, end = bounds["start_s"], bounds["end_s"]
+        if start < 0:
+            raise ManifestError(f"{name}:{i}:start_s: window start must not be negative")
+        if end <= start:
+            raise ManifestError(f"{name}:{i}:end_s: window end must be after its start")
         if "__" in row.video_id or not row.video_id:
             raise ManifestError(f"{name}:{i}:video_id: video id {row.video_id!r} is empty or contains '__'")
         clip = Clip(row.dataset, row.video_id.strip(), start, end)
@@ -237,17 +239,3 @@ def gaps(clip: Clip, rows: pd.DataFrame) -> list[str]:
         if unlabelled:
             notes.append(f"{unlabelled} of {len(narr)} narration rows have timestamps but no label")
     return notes
-
-
-def jsonable(value):
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
-    return value
-
-
-def to_json(obj) -> str:
-    return json.dumps(obj, default=jsonable, sort_keys=True)

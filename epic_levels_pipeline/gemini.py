@@ -82,6 +82,12 @@ _MIME_OVERRIDES = {
 }
 
 
+def generation_settings(settings: "GeminiSettings") -> dict:
+    """The settings that change what the model replies: part of every request (and so of its cache key)."""
+    return {"temperature": settings.temperature, "max_output_tokens": settings.max_output_tokens,
+            "thinking_budget": settings.thinking_budget}
+
+
 def api_key_from_env() -> str | None:
     """``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``, else None (blank values count as unset)."""
     for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from .catalogue import Catalogue
 from .clip_view import ClipView
 from .language import capitalise, cue_phrase
+from .levels import STREAMS
 from .parsing import render_reply
 from .questions import LETTERS, presence_choice, stable_seed
 from .scoring import resolve_open
@@ -40,7 +41,7 @@ CONDITIONS = ("clip", "no_clip", "silenced")
 OFFLINE_RESPONDERS = ("oracle", "chance", "presence", "blind")
 OFFLINE_MODEL = "offline"
 ABSTAIN = "cannot tell"
-ALL_STREAMS = {"sound", "narration", "activity", "object_track", "recipe_step"}
+ALL_STREAMS = set(STREAMS)
 
 
 def conditions_for(dataset: str) -> tuple[str, ...]:

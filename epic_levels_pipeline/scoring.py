@@ -41,7 +41,8 @@ _ABSTAIN = re.compile(r"^\W*(cannot tell|can't tell|i (do not|don't) know|unknow
 class JudgeRequest:
     """What a judge sees: the question (no options, no clip, no key), the reply, the candidates in order."""
 
-    key: str
+    key: str  # what is judged (item, responder, model, condition, reply): a label for audits; calls are
+    # cached by their content (model, prompt, settings), so identical judgements share one call
     question: str
     reply: str
     candidates: list[str]
@@ -174,11 +175,12 @@ def gemini_judge(caller, cache, *, model: str, rpm: float = 60, concurrency: int
     judge call it already made.
     """
     from .calls import run_calls_sync
-    from .gemini import parse_choice
+    from .gemini import generation_settings, parse_choice
 
     def judge(requests: list[JudgeRequest]) -> list[tuple[int | None, str]]:
-        calls = [caller.judge_request(judge_prompt(r.question, r.reply, r.candidates), len(r.candidates), model=model)
-                 for r in requests]
+        settings = generation_settings(caller.settings)
+        calls = [caller.judge_request(judge_prompt(r.question, r.reply, r.candidates), len(r.candidates), model=model,
+                                      settings=settings) for r in requests]
         results, _ = run_calls_sync(calls, caller, cache, rpm=rpm, concurrency=concurrency)
         out: list[tuple[int | None, str]] = []
         for request, result in zip(requests, results):

@@ -217,6 +217,8 @@ def next_step(view: ClipView, recipe_key: str):
     if not len(later):
         return None
     nxt = later.iloc[0]
+    if len(later) > 1 and later.iloc[1]["step_id"] != nxt["step_id"] and later.iloc[1]["start_s"] - nxt["start_s"] < 0.5:
+        return None  # two steps start together: "next" is ambiguous
     if nxt["start_s"] < clip.end_s:
         return None
     return current, nxt

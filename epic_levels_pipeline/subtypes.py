@@ -60,6 +60,15 @@ class Subtype:
 SUBTYPES: dict[str, Subtype] = {}
 
 
+def is_primary(subtype: str, strategy: str) -> bool:
+    """Is this the subtype's own distractor strategy (not an extra variant generated for the audit)?
+
+    Roll-ups over subtypes count each base question once, in its primary variant: the leaky
+    ``absent_from_clip`` copies of moment questions are scored and audited per subtype, never pooled."""
+    spec = SUBTYPES.get(subtype)
+    return spec is None or spec.strategy == strategy
+
+
 def register(subtype: Subtype) -> Subtype:
     """Add a subtype (tests use this to register deliberately wrong ones)."""
     SUBTYPES[subtype.name] = subtype
@@ -156,6 +165,16 @@ def _cues(view: ClipView):
         yield c, occ, at
 
 
+def _cue_caveats(view: ClipView, sound_class: str) -> list[str]:
+    """A cue is a class heard once among the categorised sounds. Not-categorised sounds have no class (EPIC-SOUNDS
+    could not assign one), but some descriptions are often categorised as this class: say so on the question."""
+    if sound_class not in view.possibly_heard:
+        return []
+    rows = ", ".join(view.uncategorised["row_id"].head(4))
+    return [f"uncategorised sounds in the window ({rows}) have descriptions sometimes categorised as "
+            f"'{sound_class}'; the cue is unique among categorised sounds"]
+
+
 def gen_sound_object_at_cue(view: ClipView):
     for item in _cues(view):
         if item[0] == "skip":
@@ -177,7 +196,7 @@ def gen_sound_object_at_cue(view: ClipView):
             _answer(view, f"noun:{n}", [f"narration:{r}" for r in at["row_id"]]), "noun", "entity",
             view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in records(at)],
             True, "exactly one object is handled at the cued moment",
-            exclude={f"noun:{x}" for x in mention}, caveats=_unlabelled_caveat(view),
+            exclude={f"noun:{x}" for x in mention}, caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
         )
 
 
@@ -201,7 +220,7 @@ def gen_movement_at_cue(view: ClipView):
             _answer(view, f"action:{v}:{n}", [f"narration:{r}" for r in at["row_id"]]), "action", "action",
             view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in records(at)],
             True, "exactly one action at the cued moment",
-            exclude={f"action:{v}:{n}"}, caveats=_unlabelled_caveat(view),
+            exclude={f"action:{v}:{n}"}, caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
         )
 
 
@@ -235,7 +254,7 @@ def gen_purpose(view: ClipView):
                                                view.narration_evidence(nxt, "answer", nxt.start_s)],
             True, "one next action follows the cued moment",
             exclude={f"purpose:{a}:{b}" for a, b in {view.pair(r) for r in records(at)}},
-            caveats=_unlabelled_caveat(view),
+            caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
         )
 
 

@@ -12,6 +12,8 @@ Decisions:
   accuracy, transformed the same way (the transform is increasing).
 - Roll-ups: every combination of dataset, level, subtype (with its distractor strategy) and format may be
   ``'*'``; responder/model and condition are never pooled (pooling conditions would mix what is compared).
+  Pooling subtypes counts each base question once, in its subtype's own distractor strategy: the extra
+  leaky variants (``absent_from_clip`` copies of moment questions) appear only in per-subtype rows.
 - Paired comparisons pair verdicts of the same base question (formats, within one condition) or of the
   same item (conditions), keeping only pairs where both sides are decided.
 """
@@ -23,7 +25,8 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from .stats import chance_corrected, chance_corrected_interval, cluster_bootstrap, mcnemar_exact, paired_summary
+from .stats import chance_corrected, chance_corrected_interval, cluster_bootstrap, paired_summary
+from .subtypes import is_primary
 
 COUNTED = ("rule", "judge", "unparsed")
 ROLLUP = ("dataset", "level", "subtype", "format")
@@ -33,6 +36,11 @@ SCORE_COLUMNS = ["responder", "model", "dataset", "level", "subtype", "distracto
 PAIR_COLUMNS = ["responder", "model", "level", "kind", "condition", "a", "b", "n_pairs", "both", "only_a", "only_b",
                 "neither", "mcnemar_p", "diff", "diff_ci_low", "diff_ci_high", "accuracy_a", "accuracy_b",
                 "chance_corrected_a", "chance_corrected_b"]
+
+
+def primary_mask(v: pd.DataFrame) -> np.ndarray:
+    """Rows in their subtype's own distractor strategy (see :func:`subtypes.is_primary`)."""
+    return np.array([is_primary(s, d) for s, d in zip(v["subtype"], v["distractor_strategy"])], dtype=bool)
 
 
 def _counted(v: pd.DataFrame) -> pd.DataFrame:
@@ -55,12 +63,17 @@ def scores(verdicts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.D
     clips = v["clip_key"].astype(str).to_numpy()
     keys = ["responder", "model", "dataset", "level", "subtype", "distractor_strategy", "format", "condition"]
     base = {k: v[k].astype(str).to_numpy() for k in keys}
+    primary = primary_mask(v)
     rows = []
     for pooled in itertools.chain.from_iterable(itertools.combinations(ROLLUP, k) for k in range(len(ROLLUP) + 1)):
         columns = {k: (np.full(len(v), "*", dtype=object) if k in pooled or (k == "distractor_strategy" and "subtype" in pooled)
                        else base[k]) for k in keys}
         frame = pd.DataFrame(columns)
-        for group, index in frame.groupby(keys, sort=True).indices.items():
+        if "subtype" in pooled:  # each base question once, in its primary variant
+            frame = frame[primary]
+        labels = frame.index.to_numpy()
+        for group, positions in frame.groupby(keys, sort=True).indices.items():
+            index = labels[positions]  # row numbers of ``v`` (the frame may be a filtered view)
             c = index[counted[index]]
             d = index[counted[index] | undecided[index]]
             n = len(c)
@@ -97,7 +110,7 @@ def _pair_row(base: dict, a_name: str, b_name: str, merged: pd.DataFrame, n_boot
 
 
 def paired_comparisons(verdicts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
-    c = _counted(verdicts)
+    c = _counted(verdicts[primary_mask(verdicts)]) if len(verdicts) else _counted(verdicts)
     rows: list[dict] = []
     if not len(c):
         return pd.DataFrame(columns=PAIR_COLUMNS)
@@ -128,6 +141,7 @@ def paired_comparisons(verdicts: pd.DataFrame, *, n_boot: int = 1000, seed: int 
 def over_marking(verdicts: pd.DataFrame) -> pd.DataFrame:
     """Among wrong 4b answers (parsed), the share with more than one option marked true (Liu et al. 2025: 63–86 %)."""
     v = verdicts[(verdicts["base_format"] == "option_judgement") & (verdicts["scored_by"] == "rule")].copy()
+    v = v[primary_mask(v)] if len(v) else v
     v = v[~v["correct"].fillna(False).astype(bool)]
     rows = []
     for (responder, model, condition), g in v.groupby(["responder", "model", "condition"]):

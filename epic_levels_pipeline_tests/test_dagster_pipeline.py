@@ -106,6 +106,8 @@ def test_mislevelled_subtype_fails_the_check(project, instance):
         level = [e.event_specific_data for e in checks if e.event_specific_data.check_name == "level_matches_provenance"][0]
         assert not level.passed
         assert "bad_sequence declares sequence (L3) but its evidence is moment" in str(level.metadata["problems"].value)
+        # the blocking check ran before the outputs: nothing of the failing bank was written
+        assert not (project.assets / "questions" / "epic_sounds__P09_08__45-75.parquet").exists()
     finally:
         unregister("bad_sequence")
         SOLVERS.pop("bad_sequence", None)

@@ -75,3 +75,25 @@ def test_sensor_adds_and_retires_partitions(project, instance):
     assert "epic_sounds__P18_05__360-390" not in instance.get_dynamic_partitions("clips")
     assert (project.assets / "questions" / "retired" / "epic_sounds__P18_05__360-390.parquet").exists()
     assert "epic_sounds__P18_05__360-390" not in json.loads(third.cursor)["clips"]
+    assert "rescore_job" in [r.job_name for r in third.run_requests]  # scores stop counting it now
+
+
+def test_sensor_reruns_when_files_return_to_an_earlier_content(project, instance):
+    """A -> B -> A: Dagster never reuses a run key, so keys carry a sequence number."""
+    assert materialize(instance, TABLES).success
+    first = evaluate(instance, project, None)
+    apply(instance, first)
+    path = project.annotations / "epic-sounds" / "EPIC_Sounds_validation.csv"
+    original = path.read_text()
+    keys = set()
+    cursor = first.cursor
+    for text in (original.replace("00:00:47.662", "00:00:47.700", 1), original):
+        path.write_text(text)
+        tables = evaluate(instance, project, cursor)
+        assert [r.job_name for r in tables.run_requests] == ["annotation_tables_job"]
+        assert materialize(instance, TABLES).success
+        clips = evaluate(instance, project, tables.cursor)
+        assert [r.partition_key for r in clips.run_requests] == ["epic_sounds__P09_08__45-75"]
+        keys |= {r.run_key for r in tables.run_requests + clips.run_requests}
+        cursor = clips.cursor
+    assert len(keys) == 4

@@ -13,7 +13,7 @@ from pathlib import Path
 import dagster as dg
 
 from ..call_cache import CallCache
-from ..gemini import GeminiCaller, GeminiSettings, api_key_from_env
+from ..gemini import GeminiCaller, GeminiSettings, api_key_from_env, generation_settings
 from ..responders import OFFLINE_RESPONDERS
 from ..responses import ModelRun
 from ..scoring import gemini_judge
@@ -65,7 +65,11 @@ class EvaluationResource(dg.ConfigurableResource):
         if names and not api_key_from_env():
             raise dg.Failure(f"models {names} are configured but no GEMINI_API_KEY / GOOGLE_API_KEY is set")
         rpm, concurrency = self.limits()
-        return [ModelRun("gemini", m, self.caller(cache, m), cache, rpm, concurrency, {"temperature": 0.0}) for m in names]
+        runs = []
+        for m in names:
+            caller = self.caller(cache, m)
+            runs.append(ModelRun("gemini", m, caller, cache, rpm, concurrency, generation_settings(caller.settings)))
+        return runs
 
     def judge(self, cache: CallCache):
         model = self.judge_model_name()

@@ -24,8 +24,9 @@ class ProjectResource(dg.ConfigurableResource):
 class TableIOManager(dg.ConfigurableIOManager):
     """DataFrames to ``data/assets/<asset>[/<clip>].parquet`` (atomic), exposed as warehouse views.
 
-    A failed run writes nothing, so the last good materialization stays. Loading a partitioned asset into
-    an unpartitioned one concatenates every materialized clip.
+    Outputs are written atomically and only when the step yields them (blocking checks run before), so a
+    failed run leaves the last good materialization in place. Loading a partitioned asset into an
+    unpartitioned one concatenates every materialized clip and logs the clips that have none.
     """
 
     root: str = ""
@@ -57,8 +58,13 @@ class TableIOManager(dg.ConfigurableIOManager):
         if context.has_asset_partitions:
             keys = context.asset_partition_keys
             paths = [self._path(name, k) for k in keys]
-            frame = read_parquet(paths)
-            return frame
+            missing = [k for k, p in zip(keys, paths) if not p.exists()]
+            if missing and len(keys) == 1:
+                raise dg.Failure(f"{name} has no materialization for clip {keys[0]} ({paths[0]}): materialize it first")
+            if missing:  # cross-clip tables read the clips that have this table, and say which do not
+                context.log.warning(f"{name}: {len(missing)} of {len(keys)} clips not materialized, left out: "
+                                    + ", ".join(missing[:20]) + (" …" if len(missing) > 20 else ""))
+            return read_parquet(paths)
         path = self._path(name, None)
         if path.with_suffix(".pickle").exists() and not path.exists():
             return pickle.loads(path.with_suffix(".pickle").read_bytes())

@@ -7,7 +7,7 @@ from ...catalogue import Catalogue
 from ...clip_view import ClipView
 from ...clips import Clip
 from ...formats import build_items, format_problems, open_problems, statement_truth_problems
-from ..metadata import counts_markdown, markdown_table, table_metadata
+from ..metadata import counts_markdown, table_metadata
 from ..automation import PER_CLIP
 from ..partitions import clip_partitions
 
@@ -36,14 +36,17 @@ def items(context: dg.AssetExecutionContext, questions: pd.DataFrame, clip_annot
         "yes_no_true_share": float((yes["expected"] == "yes").mean()) if len(yes) else 0.0,
         "open_rejected_to_option_judgement": dg.MetadataValue.md("\n".join(f"- {r}" for r in rejected) or "_(none)_"),
     })
-    yield dg.Output(frame, metadata=meta)
-    problems = format_problems(frame, questions)
-    yield dg.AssetCheckResult(check_name="five_formats_per_question", passed=not problems,
-                              metadata={"problems": dg.MetadataValue.md("\n".join(problems) or "_(none)_")})
+    # Blocking checks run before anything is written: failing items never replace the last good ones.
+    problems = {}
+    problems["five_formats_per_question"] = format_problems(frame, questions)
     open_items = frame[frame["base_format"] == "open"]
-    problems = [f"{r.item_id}: {p}" for r in open_items.itertuples() for p in open_problems(r.prompt, list(r.options))]
-    yield dg.AssetCheckResult(check_name="no_list_dependent_wording", passed=not problems,
-                              metadata={"open_items": len(open_items), "problems": dg.MetadataValue.md("\n".join(problems) or "_(none)_")})
-    problems = statement_truth_problems(frame, view, questions)
-    yield dg.AssetCheckResult(check_name="statement_truths_from_solvers", passed=not problems,
-                              metadata={"problems": dg.MetadataValue.md("\n".join(problems) or "_(none)_")})
+    problems["no_list_dependent_wording"] = [f"{r.item_id}: {p}" for r in open_items.itertuples()
+                                             for p in open_problems(r.prompt, list(r.options))]
+    problems["statement_truths_from_solvers"] = statement_truth_problems(frame, view, questions)
+    for name, found in problems.items():
+        yield dg.AssetCheckResult(check_name=name, passed=not found,
+                                  metadata={"items": len(frame), "problems": dg.MetadataValue.md("\n".join(found[:200]) or "_(none)_")})
+    failed = [name for name, found in problems.items() if found]
+    if failed:
+        raise dg.Failure(description=f"items of {clip.key} failed blocking checks {failed}; the last good items are kept")
+    yield dg.Output(frame, metadata=meta)

@@ -4,8 +4,8 @@ clips whose annotation rows changed.
 Each tick (every 30 s; on by default):
 
 1. Manifest clips not yet partitions are added; partitions no longer in the manifest are retired: the
-   partition is deleted and its materialized Parquet files are moved under ``<table>/retired/`` so the
-   warehouse views and the scored tables stop counting them (nothing is left half-updated).
+   partition is deleted, its materialized Parquet files are moved under ``<table>/retired/`` so the
+   warehouse views stop showing them, and a re-score of the cross-clip tables is requested at once.
 2. A content fingerprint of the annotation files (and the manifest) is compared with the cursor. If it
    changed, the annotation tables are re-materialized first (one run, keyed by the fingerprint) and the
    clips wait: clip runs are requested only once the tables' latest materialization carries the new
@@ -26,6 +26,7 @@ from ...errors import AnnotationError, ManifestError
 from ..annotations.assets import ANNOTATION_TABLES
 from ..partitions import clip_partitions
 from ..resources import ProjectResource
+from .schedules import RESCORE_JOB
 
 TABLES_JOB = dg.define_asset_job("annotation_tables_job", selection=dg.AssetSelection.assets(*ANNOTATION_TABLES, "entity_catalogue"))
 CLIP_JOB = dg.define_asset_job("clip_annotations_job", selection=dg.AssetSelection.assets("clip_annotations"),
@@ -54,14 +55,15 @@ def retire(project: ProjectResource, clip_key: str) -> list[str]:
 
 
 @dg.sensor(
-    name="annotation_change_sensor", jobs=[TABLES_JOB, CLIP_JOB], minimum_interval_seconds=30,
+    name="annotation_change_sensor", jobs=[TABLES_JOB, CLIP_JOB, RESCORE_JOB], minimum_interval_seconds=30,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Adds manifest clips as partitions, retires removed ones, and re-runs only clips whose "
                 "annotation rows changed (content hash per clip in the cursor).",
 )
 def annotation_change_sensor(context: dg.SensorEvaluationContext, project: ProjectResource):
     paths = project.paths
-    cursor = json.loads(context.cursor) if context.cursor else {"fingerprint": None, "clips": {}}
+    cursor = json.loads(context.cursor) if context.cursor else {}
+    cursor = {"fingerprint": None, "clips": {}, "seq": 0, "pending": None, **cursor}
     try:
         manifest = read_manifest(paths.manifest)
     except ManifestError as exc:
@@ -80,16 +82,24 @@ def annotation_change_sensor(context: dg.SensorEvaluationContext, project: Proje
             moved = retire(project, key)
             cursor["clips"].pop(key, None)
             context.log.info(f"retired clip {key}: partition deleted, {len(moved)} files moved under retired/")
+        # the cross-clip tables must stop counting the retired clips now, not at the nightly re-score
+        cursor["seq"] += 1
+        requests.append(dg.RunRequest(run_key=f"rescore:{cursor['seq']}", job_name=RESCORE_JOB.name))
 
     fingerprint = files_fingerprint(paths.annotations, [paths.manifest])
     files_only = files_fingerprint(paths.annotations)
     if fingerprint == cursor.get("fingerprint") and not new:
-        return dg.SensorResult(run_requests=[], dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor))
+        return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor))
+    # Run keys carry a sequence number that grows with every change seen: Dagster never reuses a run key,
+    # and files may return to an earlier content (A -> B -> A), which must run again.
+    if cursor.get("pending") != fingerprint:
+        cursor["seq"] += 1
+        cursor["pending"] = fingerprint
+    seq = cursor["seq"]
 
     if _tables_fingerprint(context.instance) != files_only:
-        requests.append(dg.RunRequest(run_key=f"tables:{files_only}", job_name=TABLES_JOB.name))
-        return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor),
-                               skip_reason=None)
+        requests.append(dg.RunRequest(run_key=f"tables:{files_only}:{seq}", job_name=TABLES_JOB.name))
+        return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor))
     try:
         ann = load_annotations(paths.annotations)
     except AnnotationError as exc:
@@ -98,8 +108,8 @@ def annotation_change_sensor(context: dg.SensorEvaluationContext, project: Proje
     hashes = clip_hashes(ann, manifest)
     for key, digest in hashes.items():
         if cursor["clips"].get(key) != digest:
-            requests.append(dg.RunRequest(run_key=f"{key}:{digest}", job_name=CLIP_JOB.name, partition_key=key))
-    cursor = {"fingerprint": fingerprint, "clips": hashes}
+            requests.append(dg.RunRequest(run_key=f"{key}:{digest}:{seq}", job_name=CLIP_JOB.name, partition_key=key))
+    cursor = {"fingerprint": fingerprint, "clips": hashes, "seq": seq, "pending": None}
     return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor))
 
 

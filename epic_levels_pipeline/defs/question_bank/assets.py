@@ -1,7 +1,6 @@
 """Question bank: distractor pools and solver-verified questions per clip, with their checks."""
 
 
-import json
 
 import dagster as dg
 import pandas as pd
@@ -67,19 +66,23 @@ def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig,
         "dropped": dg.MetadataValue.int(sum(bank.drops.values())),
         "dropped_by_reason": dg.MetadataValue.md(counts_markdown(dict(bank.drops))),
     })
+    # Blocking checks run before anything is written: a failing bank never replaces the last good one.
+    view = ClipView(clip, clip_annotations, entity_catalogue)
+    key_issues = key_problems(q, view)
+    yield dg.AssetCheckResult(check_name="one_key_per_question", asset_key="questions", passed=not key_issues,
+                              metadata={"questions": len(q), "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in key_issues) or "_(none)_")})
+    level_issues = level_problems(q)
+    yield dg.AssetCheckResult(check_name="level_matches_provenance", asset_key="questions", passed=not level_issues,
+                              metadata={"questions": len(q), "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in level_issues) or "_(none)_")})
+    if key_issues or level_issues:
+        raise dg.Failure(description=f"{len(key_issues) + len(level_issues)} question(s) failed blocking checks for {clip.key}; "
+                                     "the last good question bank is kept", metadata={"problems": dg.MetadataValue.md(
+                                         "\n".join(f"- {p}" for p in key_issues + level_issues)[:20000])})
     yield dg.Output(q, output_name="questions", metadata=meta)
     yield dg.Output(bank.pools, output_name="distractor_pools", metadata=table_metadata(
         bank.pools, ["question_id", "distractor_strategy", "role", "text", "present", "chosen"], 8))
-
-    view = ClipView(clip, clip_annotations, entity_catalogue)
-    problems = key_problems(q, view)
-    yield dg.AssetCheckResult(check_name="one_key_per_question", asset_key="questions", passed=not problems,
-                              metadata={"questions": len(q), "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems) or "_(none)_")})
-    problems = level_problems(q)
-    yield dg.AssetCheckResult(check_name="level_matches_provenance", asset_key="questions", passed=not problems,
-                              metadata={"questions": len(q), "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems) or "_(none)_")})
     rates = shortcut_rates(q)
-    fixed = rates[(rates["level"] != "L1") & (rates["distractor_strategy"] == "same_clip_other_moments")]
+    fixed = rates[(rates["level"] != "L1") & (rates["distractor_strategy"] != "absent_from_clip")]
     leaky = fixed[fixed["presence_oracle_rate"] > fixed["chance"] + SHORTCUT_MARGIN]
     yield dg.AssetCheckResult(check_name="presence_shortcut", asset_key="questions", passed=not len(leaky),
                               severity=dg.AssetCheckSeverity.WARN,

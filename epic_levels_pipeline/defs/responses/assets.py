@@ -62,7 +62,8 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
         cache.close()
     out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else frames[0]
     status = out.groupby(["responder", "model", "condition", "status"]).size().rename("rows").reset_index()
-    tokens = out.groupby(["responder", "model"])[["prompt_tokens", "output_tokens"]].sum().reset_index()
+    spent = out[~out["cached"].astype(bool)]  # cached replies cost nothing this run
+    tokens = spent.groupby(["responder", "model"])[["prompt_tokens", "output_tokens"]].sum().reset_index()
     skipped = out[out["status"] == "skipped"]
     meta = table_metadata(out, ["item_id", "condition", "responder", "model", "status", "reply"], 6)
     meta.update({
