@@ -68,7 +68,7 @@ def build_catalogue(ann: Annotations) -> Catalogue:
     for (verb_class, noun_class), group in narr.groupby(["verb_class", "noun_class"]):
         first = group.iloc[0]
         cat.actions[(int(verb_class), int(noun_class))] = {
-            "narration": first["narration"], "nouns": list(first["all_nouns"]),
+            "narration": first["narration"], "nouns": list(first["all_nouns"]), "verb": first["verb"],
             "rows": group["narration_id"].head(3).tolist(),
         }
 
@@ -165,4 +165,4 @@ def action_text(cat: Catalogue, pair: tuple[int, int], form: str = "gerund") -> 
     entry = cat.actions.get(pair)
     if not entry:
         return ""
-    return action_phrase(entry["narration"], entry["nouns"], form)
+    return action_phrase(entry["narration"], entry["nouns"], form, entry.get("verb"))

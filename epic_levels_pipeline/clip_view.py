@@ -67,7 +67,7 @@ class ClipView:
     # --- row groups --------------------------------------------------------------------------------
     _COLUMNS = {
         "sound": ["row_id", "start_s", "stop_s", "sound_class", "description", "categorised"],
-        "narration": ["row_id", "start_s", "stop_s", "narration", "verb_class", "noun_class", "noun", "all_nouns",
+        "narration": ["row_id", "start_s", "stop_s", "narration", "verb", "verb_class", "noun_class", "noun", "all_nouns",
                       "all_noun_classes", "labelled"],
         "object_track": ["row_id", "start_s", "stop_s", "object_name", "raw_name"],
         "activity": ["row_id", "start_s", "stop_s", "label"],

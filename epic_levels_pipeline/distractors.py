@@ -54,7 +54,7 @@ def render(view: ClipView, value: str) -> str:
         form = "gerund" if kind == "action" else "infinitive"
         own = view.first_narration_of.get((v, n))
         if own is not None:
-            return action_phrase(own.narration, list(own.all_nouns), form)
+            return action_phrase(own.narration, list(own.all_nouns), form, own.verb)
         return action_text(cat, (v, n), form)
     if kind in ("object", "activity"):
         return rest

@@ -135,14 +135,23 @@ def with_articles(words_in: list[str], nouns: list[str]) -> list[str]:
     return out
 
 
-def action_phrase(narration: str, nouns: list[str], form: str = "gerund") -> str:
-    """A narration as an action a person reads: gerund (``washing the blueberries``) or infinitive."""
+def action_phrase(narration: str, nouns: list[str], form: str = "gerund", verb: str | None = None) -> str:
+    """A narration as an action a person reads: gerund (``washing the blueberries``) or infinitive.
+
+    Some narrations already start with a gerund ("stuffing tortillas with cheese", verb ``stuff``): when the
+    narration's verb lemma is known and the first word is not it but an ``-ing`` form, the gerund is kept
+    for the gerund form and replaced by the lemma for the infinitive ("stuff the tortillas …")."""
     tokens = str(narration).strip().split()
     if not tokens:
         return ""
     tokens = with_articles(tokens, nouns)
+    lemma = str(verb).split("-")[0].lower() if verb else None
+    already_gerund = bool(lemma) and tokens[0].lower() != lemma and tokens[0].lower().endswith("ing")
     if form == "gerund":
-        tokens[0] = gerund(tokens[0])
+        if not already_gerund:
+            tokens[0] = gerund(tokens[0])
+    elif already_gerund:
+        tokens[0] = lemma
     return " ".join(tokens)
 
 

@@ -304,7 +304,7 @@ def gen_action_next(view: ClipView):
         if nxt.start_s - r.start_s < 1.0:
             yield _skip("the next action starts within a second")
             continue
-        anchor_text = action_phrase(r.narration, list(r.all_nouns), "gerund")
+        anchor_text = action_phrase(r.narration, list(r.all_nouns), "gerund", r.verb)
         v, n = view.pair(nxt)
         yield Draft(
             "medium_action_next", {"anchor_pair": list(pair)},

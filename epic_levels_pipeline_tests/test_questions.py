@@ -91,6 +91,11 @@ def test_language():
     assert gerund("wash") == "washing" and gerund("take") == "taking" and gerund("cut") == "cutting" and gerund("open") == "opening"
     assert noun_display("bottle:wine") == "wine bottle"
     assert action_phrase("pour water on plate", ["water", "plate"]) == "pouring the water on the plate"
+    # a narration that already starts with a gerund is not gerundised twice ("stuffinging")
+    assert action_phrase("stuffing tortillas with cheese", ["tortilla", "cheese"], "gerund", "stuff") == \
+        "stuffing the tortillas with the cheese"
+    assert action_phrase("stuffing tortillas with cheese", ["tortilla", "cheese"], "infinitive", "stuff") == \
+        "stuff the tortillas with the cheese"
 
 
 # --- property tests on generated annotation tables ----------------------------------------------------
