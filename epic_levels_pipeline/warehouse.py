@@ -54,12 +54,22 @@ def connect(path: Path, read_only: bool = False, attempts: int = 50) -> duckdb.D
     raise RuntimeError("unreachable")
 
 
+_ENSURED: set[tuple[str, str, str]] = set()
+
+
 def ensure_view(warehouse: Path, name: str, target: Path) -> None:
-    """``CREATE OR REPLACE VIEW name`` over a table's Parquet file, or every file of a partitioned table's folder."""
+    """``CREATE OR REPLACE VIEW name`` over a table's Parquet file, or every file of a partitioned table's folder.
+
+    A view over a folder's glob sees new files without being recreated, so each view is (re)created once per
+    process and warehouse file (the write lock is not taken again for every clip)."""
     target = target.resolve()
     glob = str(target / "*.parquet" if target.is_dir() else target).replace("'", "''")
+    key = (str(warehouse.resolve()), name, glob)
+    if key in _ENSURED and warehouse.exists():
+        return
     with connect(warehouse) as con:
         con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet('{glob}', union_by_name = true)")
+    _ENSURED.add(key)
 
 
 def write_table(warehouse: Path, name: str, frame: pd.DataFrame) -> None:
