@@ -272,6 +272,25 @@ def _answer_is_values(reply) -> list[str]:
     return [m.group(1) for ln in _content_lines(reply) for m in [_ANSWER_IS.search(ln)] if m]
 
 
+def _read_letters(reply, from_value, is_bare, names: str, bare_name: str) -> Parsed:
+    """The one reading order of letter replies: the ``Answer:`` line; else a bare reply; else ``The answer
+    is …`` sentences, which must all agree."""
+    value = _answer_value(reply)
+    if value is not None:
+        return from_value(value)
+    bare = _bare(reply)
+    if is_bare(bare):
+        return from_value(bare)
+    said = _answer_is_values(reply)
+    if said:
+        verdicts = [from_value(v) for v in said]
+        values = {v.value for v in verdicts}
+        if all(v.ok for v in verdicts) and len(values) == 1:
+            return _ok(values.pop(), "from 'the answer is' sentence")
+        return _bad(f"'the answer is' sentences disagree or do not name {names}")
+    return _bad(f"no Answer: line and not {bare_name}")
+
+
 def parse_letter(reply, *, n_options: int = 4) -> Parsed:
     """One option letter, upper case (``"B"``).
 
@@ -288,20 +307,8 @@ def parse_letter(reply, *, n_options: int = 4) -> Parsed:
 
     Hedges on the answer line (``Answer: B (I think)``) do not matter: the reply committed to one letter.
     """
-    value = _answer_value(reply)
-    if value is not None:
-        return _letter_from_value(value, n_options)
-    bare = _bare(reply)
-    if re.fullmatch(r"[(\[]?\s*[A-Za-z]\s*[)\].]?", bare):
-        return _letter_from_value(bare, n_options)
-    said = _answer_is_values(reply)
-    if said:
-        verdicts = [_letter_from_value(v, n_options) for v in said]
-        values = {v.value for v in verdicts}
-        if all(v.ok for v in verdicts) and len(values) == 1:
-            return _ok(values.pop(), "from 'the answer is' sentence")
-        return _bad("'the answer is' sentences disagree or do not name one letter")
-    return _bad("no Answer: line and not a bare letter")
+    return _read_letters(reply, lambda v: _letter_from_value(v, n_options),
+                         lambda bare: re.fullmatch(r"[(\[]?\s*[A-Za-z]\s*[)\].]?", bare), "one letter", "a bare letter")
 
 
 _LIST_SEP = re.compile(r"\s*(?:[,;&/+]\s*(?:and\s+)?|\band\b\s*|\s)\s*", re.I)
@@ -346,20 +353,8 @@ def parse_letter_set(reply, *, n_options: int = 4) -> Parsed:
     the answer line (``all but B``-style wording with ``not``), no letter first. Without an answer line a bare
     list (``A, C``) or ``The answer is A and C`` is accepted.
     """
-    value = _answer_value(reply)
-    if value is not None:
-        return _letter_set_from_value(value, n_options)
-    bare = _bare(reply)
-    if _BARE_LIST.fullmatch(bare):
-        return _letter_set_from_value(bare, n_options)
-    said = _answer_is_values(reply)
-    if said:
-        verdicts = [_letter_set_from_value(v, n_options) for v in said]
-        values = {v.value for v in verdicts}
-        if all(v.ok for v in verdicts) and len(values) == 1:
-            return _ok(values.pop(), "from 'the answer is' sentence")
-        return _bad("'the answer is' sentences disagree or do not name letters")
-    return _bad("no Answer: line and not a bare letter list")
+    return _read_letters(reply, lambda v: _letter_set_from_value(v, n_options), _BARE_LIST.fullmatch, "letters",
+                         "a bare letter list")
 
 
 # --- option judgements (4b) -----------------------------------------------------------------------------
