@@ -1,0 +1,72 @@
+"""Outputs are unchanged by refactoring: a digest of the bundled clips' bank, items and offline verdicts.
+
+The fixture ``fixtures/bank_digest.json`` holds sha256 digests of what the offline pipeline produces for every
+clip in ``data/clips.csv`` with the four offline responders: question ids, options and keys (questions), item
+ids, formats, options and expected answers (items), and every verdict (item, condition, responder, reply,
+parsed answer, correct, scored_by). A change of behaviour shows here as a digest that no longer matches; a
+deliberate change re-records the fixture with ``python -m epic_levels_pipeline_tests.test_bank_digest``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = Path(__file__).parent / "fixtures" / "bank_digest.json"
+RESPONDERS = ["oracle", "chance", "presence", "blind"]
+PARTS = {
+    "questions": ["question_id", "options", "option_values", "answer", "answer_value", "answer_index"],
+    "items": ["item_id", "question_id", "format", "base_format", "options", "option_values", "expected", "chance"],
+    "verdicts": ["item_id", "condition", "responder", "reply", "parsed", "expected", "correct", "scored_by"],
+}
+
+
+def _digest(frame: pd.DataFrame, columns: list[str]) -> str:
+    """sha256 over the rows' chosen columns in JSON (row order kept: it is part of the output)."""
+    rows = frame[columns].astype(object).where(frame[columns].notna(), None).values.tolist()
+    return hashlib.sha256(json.dumps(rows, default=str, sort_keys=True).encode()).hexdigest()
+
+
+def compute() -> dict:
+    """The digests of the offline run over every bundled clip (plus row counts, to read a failure by)."""
+    from epic_levels_pipeline.annotations import load_annotations
+    from epic_levels_pipeline.catalogue import build_catalogue
+    from epic_levels_pipeline.clip_view import ClipView
+    from epic_levels_pipeline.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.formats import build_items
+    from epic_levels_pipeline.questions import build_bank
+    from epic_levels_pipeline.responses import offline_responses
+    from epic_levels_pipeline.scoring import verdicts
+
+    ann = load_annotations(ROOT / "data" / "annotations")
+    cat = build_catalogue(ann)
+    frames: dict[str, list[pd.DataFrame]] = {part: [] for part in PARTS}
+    for clip in read_manifest(ROOT / "data" / "clips.csv"):
+        rows = clip_annotations(ann, clip)
+        bank = build_bank(clip, rows, cat)
+        items, _rejected = build_items(bank.questions, ClipView(clip, rows, cat), cat)
+        responses = offline_responses(clip, items, bank.questions, rows, cat, RESPONDERS)
+        frames["questions"].append(bank.questions)
+        frames["items"].append(items)
+        frames["verdicts"].append(verdicts(responses, items))
+    tables = {part: pd.concat(f, ignore_index=True) for part, f in frames.items()}
+    out = {}
+    for part, columns in PARTS.items():
+        out[part] = {"rows": int(len(tables[part])), "sha256": _digest(tables[part], columns)}
+    return out
+
+
+def test_bank_items_and_verdicts_match_the_recorded_digest():
+    recorded = json.loads(FIXTURE.read_text())
+    assert compute() == recorded
+
+
+if __name__ == "__main__":
+    FIXTURE.parent.mkdir(exist_ok=True)
+    FIXTURE.write_text(json.dumps(compute(), indent=2) + "\n")
+    print(f"recorded {FIXTURE}", file=sys.stderr)
