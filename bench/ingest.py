@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 
 import pandas as pd  # noqa: E402
 
-from epic_levels_pipeline.annotations import TABLE_COLUMNS, discover, load_annotations, validate_paths  # noqa: E402
+from epic_levels_pipeline.annotations.readers import TABLE_COLUMNS, discover, load_annotations, validate_paths  # noqa: E402
 
 
 def timed(fn, repeat: int) -> tuple[list[float], object]:

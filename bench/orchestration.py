@@ -32,9 +32,9 @@ sys.path.insert(0, str(REPO))
 import dagster as dg  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from epic_levels_pipeline.annotations import load_annotations  # noqa: E402
-from epic_levels_pipeline.catalogue import build_catalogue  # noqa: E402
-from epic_levels_pipeline.clips import read_manifest  # noqa: E402
+from epic_levels_pipeline.annotations.readers import load_annotations  # noqa: E402
+from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: E402
+from epic_levels_pipeline.annotations.clips import read_manifest  # noqa: E402
 from epic_levels_pipeline.orchestrate import load_definitions, run_pipeline  # noqa: E402
 from epic_levels_pipeline.pipeline import run_core  # noqa: E402
 from epic_levels_pipeline.settings import Paths  # noqa: E402

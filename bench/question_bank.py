@@ -30,11 +30,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from epic_levels_pipeline.annotations import discover, load_annotations  # noqa: E402
-from epic_levels_pipeline.catalogue import build_catalogue  # noqa: E402
-from epic_levels_pipeline.clips import all_windows, clip_annotations  # noqa: E402
-from epic_levels_pipeline.questions import build_bank  # noqa: E402
-from epic_levels_pipeline.subtypes import BankConfig  # noqa: E402
+from epic_levels_pipeline.annotations.readers import discover, load_annotations  # noqa: E402
+from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: E402
+from epic_levels_pipeline.annotations.clips import all_windows, clip_annotations  # noqa: E402
+from epic_levels_pipeline.bank.build import build_bank  # noqa: E402
+from epic_levels_pipeline.bank.subtypes import BankConfig  # noqa: E402
 
 DATASETS = ("epic_sounds", "hd_epic")
 CUE_SUBTYPE = "low_sound_object"

@@ -29,10 +29,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from epic_levels_pipeline.call_cache import CallCache, cache_key  # noqa: E402
-from epic_levels_pipeline.calls import CallRequest, run_calls  # noqa: E402
-from epic_levels_pipeline.gemini import GeminiCaller, GeminiSettings, sha256_file  # noqa: E402
-from epic_levels_pipeline_tests.gemini_server import GeminiTestServer  # noqa: E402
+from epic_levels_pipeline.responses.cache import CallCache, cache_key  # noqa: E402
+from epic_levels_pipeline.responses.calls import CallRequest, run_calls  # noqa: E402
+from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, GeminiSettings, sha256_file  # noqa: E402
+from epic_levels_pipeline_tests.fakes.gemini_server import GeminiTestServer  # noqa: E402
 
 MODEL = "gemini-2.5-flash"
 

@@ -12,7 +12,7 @@ from .settings import Paths
 
 
 def cmd_validate(args) -> int:
-    from .annotations import validate_paths
+    from .annotations.readers import validate_paths
 
     paths = [Path(p) for p in args.paths]
     missing = [p for p in paths if not p.exists()]
@@ -38,12 +38,12 @@ def _bank_for_clip(paths: Paths, key: str):
     ifile = paths.assets / "items" / f"{key}.parquet"
     if qfile.exists():
         return read_parquet([qfile]), read_parquet([ifile]) if ifile.exists() else None, "warehouse"
-    from .annotations import load_annotations
-    from .catalogue import build_catalogue
-    from .clip_view import ClipView
-    from .clips import Clip, clip_annotations
-    from .formats import build_items
-    from .questions import build_bank
+    from .annotations.readers import load_annotations
+    from .annotations.catalogue import build_catalogue
+    from .bank.clip_view import ClipView
+    from .annotations.clips import Clip, clip_annotations
+    from .formats.items import build_items
+    from .bank.build import build_bank
 
     clip = Clip.from_key(key)
     ann = load_annotations(paths.annotations)
@@ -55,7 +55,7 @@ def _bank_for_clip(paths: Paths, key: str):
 
 
 def cmd_questions(args) -> int:
-    from .questions import render_question
+    from .bank.build import render_question
 
     paths = Paths.default()
     questions, items, source = _bank_for_clip(paths, args.clip)
@@ -133,7 +133,7 @@ def _print_summary(paths: Paths) -> None:
 
 
 def cmd_report(args) -> int:
-    from .report import report_from_warehouse
+    from .reporting.report import report_from_warehouse
 
     md, html = report_from_warehouse(Paths.default())
     print(f"wrote {md}\nwrote {html}")
@@ -141,7 +141,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_import_mcq(args) -> int:
-    from .mcq_import import main_import
+    from .imports.hd_epic_vqa import main_import
 
     return main_import([Path(p) for p in args.paths], Path(args.out) if args.out else None)
 

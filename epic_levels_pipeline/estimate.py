@@ -45,8 +45,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .clips import Clip, read_manifest
-from .responders import conditions_for
+from .annotations.clips import Clip, read_manifest
+from .responses.offline import conditions_for
 from .settings import Paths
 
 CHARS_PER_TOKEN = 4
@@ -151,7 +151,7 @@ def load_items(paths: Paths, clips: list[Clip] | None = None) -> tuple[pd.DataFr
 
 
 def _judge_prompt_tokens(item) -> int:
-    from .scoring import _question_text, judge_prompt
+    from .scoring.verdicts import _question_text, judge_prompt
 
     return text_tokens(judge_prompt(_question_text(item), JUDGE_REPLY, list(item.options)))
 

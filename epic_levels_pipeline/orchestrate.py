@@ -16,7 +16,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from .clips import Clip, read_manifest
+from .annotations.clips import Clip, read_manifest
 from .settings import Paths
 
 

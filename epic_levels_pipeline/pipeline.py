@@ -23,19 +23,19 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .annotations import Annotations, load_annotations
-from .audits import shortcut_rates
-from .catalogue import Catalogue, build_catalogue
-from .clip_view import ClipView
-from .clips import Clip, clip_annotations, read_manifest
-from .formats import ITEM_COLUMNS, build_items
-from .questions import QUESTION_COLUMNS, build_bank
-from .responders import OFFLINE_RESPONDERS
-from .responses import RESPONSE_COLUMNS, offline_responses
-from .scoring import VERDICT_COLUMNS, verdicts as make_verdicts
+from .annotations.readers import Annotations, load_annotations
+from .bank.checks import shortcut_rates
+from .annotations.catalogue import Catalogue, build_catalogue
+from .bank.clip_view import ClipView
+from .annotations.clips import Clip, clip_annotations, read_manifest
+from .formats.items import ITEM_COLUMNS, build_items
+from .bank.build import QUESTION_COLUMNS, build_bank
+from .responses.offline import OFFLINE_RESPONDERS
+from .responses.runner import RESPONSE_COLUMNS, offline_responses
+from .scoring.verdicts import VERDICT_COLUMNS, verdicts as make_verdicts
 from .settings import Paths
-from .subtypes import BankConfig
-from .tables import over_marking, paired_comparisons, scores, shortcut_audit
+from .bank.subtypes import BankConfig
+from .scoring.metrics.tables import over_marking, paired_comparisons, scores, shortcut_audit
 
 DEFAULT_RESPONDERS = OFFLINE_RESPONDERS
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from epic_levels_pipeline.annotations import load_annotations
-from epic_levels_pipeline.catalogue import build_catalogue
+from epic_levels_pipeline.annotations.readers import load_annotations
+from epic_levels_pipeline.annotations.catalogue import build_catalogue
 from epic_levels_pipeline.settings import Paths
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,7 +20,7 @@ def make_project(tmp: Path, clips: list[str] | None = None) -> Paths:
     shutil.copytree(ROOT / "data" / "annotations", tmp / "data" / "annotations")
     lines = (ROOT / "data" / "clips.csv").read_text().splitlines()
     if clips is not None:
-        from epic_levels_pipeline.clips import Clip
+        from epic_levels_pipeline.annotations.clips import Clip
 
         keep = {(c.dataset, c.video_id, f"{c.start_s:g}", f"{c.end_s:g}") for c in map(Clip.from_key, clips)}
         body = [l for l in lines[1:] if not l.startswith("#") and tuple(l.split(",")) in keep]
@@ -57,12 +57,12 @@ def offline_bank(bundled):
     """Questions, items, offline responses and verdicts for every bundled clip (computed once)."""
     import pandas as pd
 
-    from epic_levels_pipeline.clip_view import ClipView
-    from epic_levels_pipeline.clips import clip_annotations, read_manifest
-    from epic_levels_pipeline.formats import build_items
-    from epic_levels_pipeline.questions import build_bank
-    from epic_levels_pipeline.responses import offline_responses
-    from epic_levels_pipeline.scoring import verdicts
+    from epic_levels_pipeline.bank.clip_view import ClipView
+    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.formats.items import build_items
+    from epic_levels_pipeline.bank.build import build_bank
+    from epic_levels_pipeline.responses.runner import offline_responses
+    from epic_levels_pipeline.scoring.verdicts import verdicts
 
     ann, cat = bundled
     out = {"questions": [], "items": [], "responses": [], "verdicts": [], "rejected": []}

@@ -34,14 +34,14 @@ def _digest(frame: pd.DataFrame, columns: list[str]) -> str:
 
 def compute() -> dict:
     """The digests of the offline run over every bundled clip (plus row counts, to read a failure by)."""
-    from epic_levels_pipeline.annotations import load_annotations
-    from epic_levels_pipeline.catalogue import build_catalogue
-    from epic_levels_pipeline.clip_view import ClipView
-    from epic_levels_pipeline.clips import clip_annotations, read_manifest
-    from epic_levels_pipeline.formats import build_items
-    from epic_levels_pipeline.questions import build_bank
-    from epic_levels_pipeline.responses import offline_responses
-    from epic_levels_pipeline.scoring import verdicts
+    from epic_levels_pipeline.annotations.readers import load_annotations
+    from epic_levels_pipeline.annotations.catalogue import build_catalogue
+    from epic_levels_pipeline.bank.clip_view import ClipView
+    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.formats.items import build_items
+    from epic_levels_pipeline.bank.build import build_bank
+    from epic_levels_pipeline.responses.runner import offline_responses
+    from epic_levels_pipeline.scoring.verdicts import verdicts
 
     ann = load_annotations(ROOT / "data" / "annotations")
     cat = build_catalogue(ann)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from epic_levels_pipeline.clips import Clip
+from epic_levels_pipeline.annotations.clips import Clip
 from epic_levels_pipeline.estimate import (
     MEDIA_TOKENS_PER_S, Price, estimate, main_estimate, parse_price, render_estimate,
 )

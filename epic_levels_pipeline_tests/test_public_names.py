@@ -74,10 +74,10 @@ def dagster_surface() -> dict:
 
 def warehouse_surface() -> dict[str, list[str]]:
     """The per-clip warehouse tables' columns, by table name."""
-    from epic_levels_pipeline.formats import ITEM_COLUMNS
-    from epic_levels_pipeline.questions import POOL_COLUMNS, QUESTION_COLUMNS
-    from epic_levels_pipeline.responses import RESPONSE_COLUMNS
-    from epic_levels_pipeline.scoring import VERDICT_COLUMNS
+    from epic_levels_pipeline.formats.items import ITEM_COLUMNS
+    from epic_levels_pipeline.bank.build import POOL_COLUMNS, QUESTION_COLUMNS
+    from epic_levels_pipeline.responses.runner import RESPONSE_COLUMNS
+    from epic_levels_pipeline.scoring.verdicts import VERDICT_COLUMNS
 
     return {"questions": QUESTION_COLUMNS, "distractor_pools": POOL_COLUMNS, "items": ITEM_COLUMNS,
             "responses": RESPONSE_COLUMNS, "verdicts": VERDICT_COLUMNS}
@@ -111,6 +111,6 @@ def test_stored_catalogue_class_path_still_loads():
     """``data/assets/entity_catalogue.pickle`` files written before the stage packages name this class path."""
     import pickle
 
-    from epic_levels_pipeline.catalogue import Catalogue
+    from epic_levels_pipeline.annotations.catalogue import Catalogue
 
     assert pickle.loads(b"cepic_levels_pipeline.catalogue\nCatalogue\n.") is Catalogue

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .annotations import Annotations
+from .readers import Annotations
 from .language import SOUND_CUES, action_phrase, capitalise, cue_phrase, noun_display
 
 COMPATIBLE_SHARE = 0.02

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .annotations import Annotations
-from .errors import ClipKeyError, ManifestError
+from .readers import Annotations
+from ..errors import ClipKeyError, ManifestError
 
 DATASETS = ("hd_epic", "epic_sounds")
 

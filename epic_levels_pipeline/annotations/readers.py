@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-from .errors import AnnotationError, Problem
+from ..errors import AnnotationError, Problem
 
 # ----------------------------------------------------------------------------------------------------
 # Canonical tables
@@ -389,7 +389,7 @@ def _read_narrations(path: Path) -> Loaded:
 
 @lru_cache(maxsize=1)
 def known_errata() -> dict[tuple, str]:
-    text = resources.files("epic_levels_pipeline").joinpath("known_errata.csv").read_text("utf-8")
+    text = resources.files("epic_levels_pipeline.annotations").joinpath("known_errata.csv").read_text("utf-8")
     table = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
     return {
         (r.kind, r.file_name, r.video_id, r.label, float(r.start), float(r.stop)): r.reason

@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .catalogue import Catalogue
+from ..annotations.catalogue import Catalogue
 from .clip_view import ClipView
-from .clips import Clip
+from ..annotations.clips import Clip
 from .levels import derive_scope
 from .solvers import solve
 from .subtypes import SUBTYPES, BankConfig, Draft
+from ..seeding import stable_seed
 
 QUESTION_COLUMNS = [
     "question_id", "dataset", "clip_key", "video_id", "subtype", "level", "scope", "derived_scope", "question",
@@ -40,10 +41,6 @@ POOL_COLUMNS = ["clip_key", "question_id", "subtype", "distractor_strategy", "va
                 "rows", "note", "chosen", "offered"]
 LETTERS = "ABCDEFGHIJ"
 N_OPTIONS = 4
-
-
-def stable_seed(*parts) -> int:
-    return int(hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:12], 16)
 
 
 def question_id(clip: Clip, draft: Draft, strategy: str) -> str:

@@ -12,7 +12,7 @@ import pandas as pd
 from .clip_view import ClipView, records
 from .levels import derive_scope
 from .solvers import solve
-from .questions import N_OPTIONS
+from .build import N_OPTIONS
 from .subtypes import SUBTYPES
 
 

@@ -18,8 +18,8 @@ from functools import cached_property
 
 import pandas as pd
 
-from .catalogue import Catalogue
-from .clips import Clip
+from ..annotations.catalogue import Catalogue
+from ..annotations.clips import Clip
 from .levels import Evidence
 
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-from .catalogue import action_text, is_placeholder_name, object_class
+from ..annotations.catalogue import action_text, is_placeholder_name, object_class
 from .clip_view import ClipView
-from .language import action_phrase, capitalise, cue_phrase, first_sentence, noun_display
+from ..annotations.language import action_phrase, capitalise, cue_phrase, first_sentence, noun_display
 
 STRATEGIES = ("absent_from_clip", "same_clip_other_moments", "shares_objects", "same_recipe_other_steps", "other_counts")
 

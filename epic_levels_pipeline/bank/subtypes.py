@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from .catalogue import is_placeholder_name
+from ..annotations.catalogue import is_placeholder_name
 from .clip_view import ClipView, records
 from .distractors import Candidate, render
-from .language import action_phrase, cue_phrase, first_sentence, seconds_phrase
+from ..annotations.language import action_phrase, cue_phrase, first_sentence, seconds_phrase
 from .levels import Evidence, level_of, moments
 from . import solvers as S
 

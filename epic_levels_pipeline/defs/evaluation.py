@@ -12,11 +12,11 @@ from pathlib import Path
 
 import dagster as dg
 
-from ..call_cache import CallCache
-from ..gemini import GeminiCaller, GeminiSettings, api_key_from_env, generation_settings
-from ..responders import OFFLINE_RESPONDERS
-from ..responses import ModelRun
-from ..scoring import gemini_judge
+from ..responses.cache import CallCache
+from ..responses.providers.gemini import GeminiCaller, GeminiSettings, api_key_from_env, generation_settings
+from ..responses.offline import OFFLINE_RESPONDERS
+from ..responses.runner import ModelRun
+from ..scoring.verdicts import gemini_judge
 from ..settings import Paths
 
 

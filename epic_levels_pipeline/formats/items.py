@@ -35,12 +35,13 @@ import re
 
 import pandas as pd
 
-from .catalogue import Catalogue, object_class
-from .clip_view import ClipView, records
-from .language import capitalise, cue_phrase
-from .questions import LETTERS, stable_seed
-from .solvers import solve
-from .subtypes import OPEN_FORMATS
+from ..annotations.catalogue import Catalogue, object_class
+from ..bank.clip_view import ClipView, records
+from ..annotations.language import capitalise, cue_phrase
+from ..bank.build import LETTERS
+from ..seeding import stable_seed
+from ..bank.solvers import solve
+from ..bank.subtypes import OPEN_FORMATS
 
 FORMATS = ("yes_no", "multiple_choice", "statements", "open", "option_judgement", "open_with_reason")
 LIST_DEPENDENT = ("which of the following", "of these", "listed", "options", "above", "below")

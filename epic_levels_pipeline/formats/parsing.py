@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .language import noun_display
+from ..annotations.language import noun_display
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 FORMATS = ("yes_no", "multiple_choice", "statements", "open", "option_judgement",

@@ -86,10 +86,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import formats
-from .errors import AnnotationError, Problem
-from .language import capitalise
-from .questions import stable_seed
+from ..formats import items as formats
+from ..errors import AnnotationError, Problem
+from ..annotations.language import capitalise
+from ..seeding import stable_seed
 
 DATASET = "hd_epic_vqa"
 SEED = 20261130
@@ -648,7 +648,7 @@ def import_files(paths: list[Path], *, seed: int = SEED) -> tuple[pd.DataFrame, 
 
 def default_vqa_dir(root: Path | None = None) -> Path:
     """``../shared/data/hd-epic/vqa-benchmark`` relative to the project root (:func:`settings.project_root`)."""
-    from .settings import project_root
+    from ..settings import project_root
 
     return ((root or project_root()) / ".." / "shared" / "data" / "hd-epic" / "vqa-benchmark").resolve()
 
@@ -664,7 +664,7 @@ def main_import(paths: list[Path], out_dir: Path | None = None) -> int:
     """
     import sys
 
-    from .warehouse import write_parquet
+    from ..warehouse import write_parquet
 
     paths = [Path(p) for p in paths] or [default_vqa_dir()]
     missing = [p for p in paths if not p.exists()]

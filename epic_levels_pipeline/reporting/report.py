@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .settings import Paths
+from ..settings import Paths
 
 SECTION_HOW_TO_READ = "How to read this report"
 SECTION_MAIN = "Main table: chance-corrected accuracy by level × format"
@@ -707,7 +707,7 @@ def load_table(paths: Paths, name: str) -> pd.DataFrame | None:
     """A table from ``data/assets/<name>.parquet`` or the folder ``data/assets/<name>/`` (one file per clip),
     else the warehouse's table/view of that name; None when none exists (or the warehouse cannot be read)."""
     file, folder = paths.assets / f"{name}.parquet", paths.assets / name
-    from .warehouse import query, read_parquet
+    from ..warehouse import query, read_parquet
 
     if file.exists():
         return read_parquet([file])

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
 
 if TYPE_CHECKING:
-    from .call_cache import CallCache
+    from .cache import CallCache
 
 STATUSES = ("ok", "error", "skipped")
 

@@ -28,14 +28,15 @@ import json
 import random
 from dataclasses import dataclass
 
-from .catalogue import Catalogue
-from .clip_view import ClipView
-from .language import capitalise, cue_phrase
-from .levels import STREAMS
-from .parsing import render_reply
-from .questions import LETTERS, presence_choice, stable_seed
-from .scoring import resolve_open
-from .solvers import solve
+from ..annotations.catalogue import Catalogue
+from ..bank.clip_view import ClipView
+from ..annotations.language import capitalise, cue_phrase
+from ..bank.levels import STREAMS
+from ..formats.parsing import render_reply
+from ..bank.build import LETTERS, presence_choice
+from ..seeding import stable_seed
+from ..scoring.verdicts import resolve_open
+from ..bank.solvers import solve
 
 CONDITIONS = ("clip", "no_clip", "silenced")
 OFFLINE_RESPONDERS = ("oracle", "chance", "presence", "blind")
@@ -213,7 +214,7 @@ def presence(ctx: Context) -> str:
 
 
 def present_names(view: ClipView, kind: str) -> list[str]:
-    from .distractors import render
+    from ..bank.distractors import render
 
     if kind == "noun":
         return sorted({render(view, f"noun:{int(c)}") for c in view.narrations["noun_class"].dropna()})

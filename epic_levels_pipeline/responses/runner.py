@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .call_cache import CallCache, cache_key
+from .cache import CallCache, cache_key
 from .calls import CallRequest, CallStats, run_calls_sync
-from .catalogue import Catalogue
-from .clip_view import ClipView, records
-from .clips import Clip
-from .responders import OFFLINE_MODEL, Context, conditions_for, offline_reply, perceived_streams
+from ..annotations.catalogue import Catalogue
+from ..bank.clip_view import ClipView, records
+from ..annotations.clips import Clip
+from .offline import OFFLINE_MODEL, Context, conditions_for, offline_reply, perceived_streams
 
 RESPONSE_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format",

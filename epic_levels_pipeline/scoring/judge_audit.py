@@ -50,10 +50,10 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .clip_view import records
-from .parsing import answer_text
-from .questions import stable_seed
-from .scoring import JudgeRequest, _question_text, judge_order
+from ..bank.clip_view import records
+from ..formats.parsing import answer_text
+from ..seeding import stable_seed
+from .verdicts import JudgeRequest, _question_text, judge_order
 
 AUDIT_COLUMNS = ["responder", "model", "n", "judge_rule_agreement", "judge_self_agreement", "judge_none_rate",
                  "judge_errors", "note"]

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .clip_view import records
-from .parsing import Parsed, match_open, normalise_name, parse_letter, parse_letter_set, parse_number, parse_option_judgements, parse_yes_no, answer_text
-from .questions import LETTERS, stable_seed
+from ..bank.clip_view import records
+from ..formats.parsing import Parsed, match_open, normalise_name, parse_letter, parse_letter_set, parse_number, parse_option_judgements, parse_yes_no, answer_text
+from ..bank.build import LETTERS
+from ..seeding import stable_seed
 
 VERDICT_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format", "base_format",
@@ -174,8 +175,8 @@ def gemini_judge(caller, cache, *, model: str, rpm: float = 60, concurrency: int
     or which candidate is right); the call is cached under a key of model + prompt, so a re-run makes no
     judge call it already made.
     """
-    from .calls import run_calls_sync
-    from .gemini import generation_settings, parse_choice
+    from ..responses.calls import run_calls_sync
+    from ..responses.providers.gemini import generation_settings, parse_choice
 
     def judge(requests: list[JudgeRequest]) -> list[tuple[int | None, str]]:
         settings = generation_settings(caller.settings)

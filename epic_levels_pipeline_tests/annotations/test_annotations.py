@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from epic_levels_pipeline.annotations import (
+from epic_levels_pipeline.annotations.readers import (
     load_annotations, normalise_object_name, parse_list_literal, parse_timestamps, validate_paths,
 )
 from epic_levels_pipeline.cli import main
@@ -14,7 +14,7 @@ from epic_levels_pipeline.errors import AnnotationError
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "data" / "annotations"
 SOUND_HEADER = "annotation_id,participant_id,video_id,start_timestamp,stop_timestamp,start_sample,stop_sample,description,class,class_id\n"
 GOOD_SOUND = "P09_08_13,P09,P09_08,00:00:47.662,00:00:48.966,1143888,1175184,tap running,water,5\n"

@@ -6,18 +6,18 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from epic_levels_pipeline.annotations import Annotations, empty_table
-from epic_levels_pipeline.audits import key_problems, level_problems, shortcut_rates
-from epic_levels_pipeline.catalogue import build_catalogue
-from epic_levels_pipeline.clip_view import ClipView
-from epic_levels_pipeline.clips import Clip, clip_annotations, read_manifest
-from epic_levels_pipeline.language import SOUND_CUES, action_phrase, gerund, noun_display
-from epic_levels_pipeline.levels import Evidence, derive_scope, level_of, moments
-from epic_levels_pipeline.questions import build_bank
-from epic_levels_pipeline.solvers import solve
-from epic_levels_pipeline.subtypes import SUBTYPES
+from epic_levels_pipeline.annotations.readers import Annotations, empty_table
+from epic_levels_pipeline.bank.checks import key_problems, level_problems, shortcut_rates
+from epic_levels_pipeline.annotations.catalogue import build_catalogue
+from epic_levels_pipeline.bank.clip_view import ClipView
+from epic_levels_pipeline.annotations.clips import Clip, clip_annotations, read_manifest
+from epic_levels_pipeline.annotations.language import SOUND_CUES, action_phrase, gerund, noun_display
+from epic_levels_pipeline.bank.levels import Evidence, derive_scope, level_of, moments
+from epic_levels_pipeline.bank.build import build_bank
+from epic_levels_pipeline.bank.solvers import solve
+from epic_levels_pipeline.bank.subtypes import SUBTYPES
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 
 def bank_of(bundled, key):

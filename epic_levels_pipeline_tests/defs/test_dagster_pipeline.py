@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from epic_levels_pipeline.orchestrate import load_definitions, run_pipeline
-from epic_levels_pipeline.subtypes import SUBTYPES, Subtype, register, unregister
-from epic_levels_pipeline.levels import Evidence
+from epic_levels_pipeline.bank.subtypes import SUBTYPES, Subtype, register, unregister
+from epic_levels_pipeline.bank.levels import Evidence
 from epic_levels_pipeline.warehouse import query
 
 pytestmark = pytest.mark.slow
@@ -95,7 +95,7 @@ def test_mislevelled_subtype_fails_the_check(project, instance):
     register(Subtype("bad_sequence", "epic_sounds", ("sound", "narration"), "sequence", "same_clip_other_moments",
                      "entity", one_moment_claimed_sequence))
     try:
-        from epic_levels_pipeline.solvers import SOLVERS
+        from epic_levels_pipeline.bank.solvers import SOLVERS
         SOLVERS["bad_sequence"] = SOLVERS["low_sound_object"]
         instance.add_dynamic_partitions("clips", ["epic_sounds__P09_08__45-75"])
         assert materialize(instance, TABLES).success

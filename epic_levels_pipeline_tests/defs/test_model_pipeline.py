@@ -4,11 +4,11 @@ clip's annotations change only that clip's changed prompts are asked again (cach
 
 import pytest
 
-from epic_levels_pipeline.media import make_test_video
+from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.orchestrate import run_pipeline
 from epic_levels_pipeline.warehouse import query
 
-from .gemini_server import GeminiTestServer
+from ..fakes.gemini_server import GeminiTestServer
 from .test_dagster_pipeline import QUIET
 
 pytestmark = pytest.mark.slow

@@ -40,7 +40,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CLIP = "epic_sounds__P09_08__45-75"
 REPO = {"repositoryLocationName": "epic_levels_pipeline", "repositoryName": "__repository__"}
 TABLES = ["sounds", "narrations", "activities", "recipe_steps", "object_tracks", "vocabulary", "videos", "entity_catalogue"]

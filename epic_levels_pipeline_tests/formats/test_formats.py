@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from epic_levels_pipeline.formats import FORMATS, chance, list_dependent_phrases, open_problems
-from epic_levels_pipeline.questions import LETTERS
+from epic_levels_pipeline.formats.items import FORMATS, chance, list_dependent_phrases, open_problems
+from epic_levels_pipeline.bank.build import LETTERS
 
 
 @pytest.mark.parametrize("phrase", ["which of the following", "of these", "listed", "options", "above", "below"])

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from epic_levels_pipeline.parsing import (
+from epic_levels_pipeline.formats.parsing import (
     FORMATS, Parsed, answer_text, machine_form, match_open, normalise_name, number_value, number_word, parse_letter,
     parse_letter_set, parse_number, parse_option_judgements, parse_reply, parse_yes_no, reason_text, render_reply,
 )

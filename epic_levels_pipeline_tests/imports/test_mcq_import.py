@@ -9,13 +9,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from epic_levels_pipeline import formats
-from epic_levels_pipeline.mcq_import import (
+from epic_levels_pipeline.formats import items as formats
+from epic_levels_pipeline.imports.hd_epic_vqa import (
     DATASET, LETTERS, VqaFileError, convert, declarative, import_files, main_import, multiple_choice_prompt,
     option_judgement_prompt, read_vqa_file, rewrite_stand_alone, singular, step1,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 STAGED = REPO_ROOT / ".." / "shared" / "data" / "hd-epic" / "vqa-benchmark"
 T1, T2 = "<TIME 00:01:02.500 video 1>", "<TIME 00:01:09.000 video 1>"
 VIDEO = {"video 1": {"id": "P01-20240202-110250"}}

@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from epic_levels_pipeline.judge_audit import judge_audit
-from epic_levels_pipeline.report import (SECTIONS, build_report, fmt_interval, main_table, report_from_warehouse,
+from epic_levels_pipeline.scoring.judge_audit import judge_audit
+from epic_levels_pipeline.reporting.report import (SECTIONS, build_report, fmt_interval, main_table, report_from_warehouse,
                                          verdict_counts, write_report)
-from epic_levels_pipeline.scoring import VERDICT_COLUMNS
+from epic_levels_pipeline.scoring.verdicts import VERDICT_COLUMNS
 from epic_levels_pipeline.settings import Paths
-from epic_levels_pipeline.tables import over_marking, paired_comparisons, scores, shortcut_audit
+from epic_levels_pipeline.scoring.metrics.tables import over_marking, paired_comparisons, scores, shortcut_audit
 from epic_levels_pipeline.warehouse import write_parquet
 
 FORMATS = {"yes_no": ("yes_no", 0.5), "multiple_choice": ("multiple_choice", 0.25),

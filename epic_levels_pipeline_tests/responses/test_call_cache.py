@@ -8,8 +8,8 @@ import threading
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from epic_levels_pipeline.call_cache import CallCache, cache_key
-from epic_levels_pipeline.calls import CallRequest, CallResult
+from epic_levels_pipeline.responses.cache import CallCache, cache_key
+from epic_levels_pipeline.responses.calls import CallRequest, CallResult
 
 BASE = dict(responder="gemini", model="gemini-2.5-flash", prompt="What is cut?", media_sha256="ab" * 32,
             condition="full", settings={"temperature": 0.0, "max_output_tokens": 64})

@@ -8,8 +8,8 @@ import time
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from epic_levels_pipeline.call_cache import CallCache
-from epic_levels_pipeline.calls import (CallRequest, CallResult, RateLimiter, RetryableError, run_calls,
+from epic_levels_pipeline.responses.cache import CallCache
+from epic_levels_pipeline.responses.calls import (CallRequest, CallResult, RateLimiter, RetryableError, run_calls,
                                         run_calls_sync)
 
 

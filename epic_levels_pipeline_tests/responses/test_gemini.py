@@ -21,18 +21,18 @@ from pathlib import Path
 import pytest
 from google.genai import errors
 
-from epic_levels_pipeline.call_cache import CallCache, cache_key
-from epic_levels_pipeline.calls import CallRequest, RetryableError, run_calls, run_calls_sync
-from epic_levels_pipeline.gemini import (GeminiCaller, GeminiSettings, api_key_from_env, check_json_reply,
+from epic_levels_pipeline.responses.cache import CallCache, cache_key
+from epic_levels_pipeline.responses.calls import CallRequest, RetryableError, run_calls, run_calls_sync
+from epic_levels_pipeline.responses.providers.gemini import (GeminiCaller, GeminiSettings, api_key_from_env, check_json_reply,
                                          choice_schema, duration, parse_choice, retry_after_of,
                                          sha256_file)
 
 try:
-    from epic_levels_pipeline_tests.gemini_server import GeminiTestServer, request_file_uris, request_text
+    from epic_levels_pipeline_tests.fakes.gemini_server import GeminiTestServer, request_file_uris, request_text
 except ImportError:  # tests dir is not a package; pytest puts it on sys.path itself
     from gemini_server import GeminiTestServer, request_file_uris, request_text
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FAST = dict(rpm=None, base_delay=0.01, max_delay=0.05)
 
 
@@ -305,9 +305,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, {repo!r})
-from epic_levels_pipeline.call_cache import CallCache, cache_key
-from epic_levels_pipeline.calls import CallRequest, run_calls_sync
-from epic_levels_pipeline.gemini import GeminiCaller, GeminiSettings, sha256_file
+from epic_levels_pipeline.responses.cache import CallCache, cache_key
+from epic_levels_pipeline.responses.calls import CallRequest, run_calls_sync
+from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, GeminiSettings, sha256_file
 
 N = 60
 

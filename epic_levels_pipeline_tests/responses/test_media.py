@@ -1,4 +1,4 @@
-"""Tests for epic_levels_pipeline.media on synthetic ffmpeg videos (160x120, 10 fps, 440 Hz tone)."""
+"""Tests for epic_levels_pipeline.responses.media on synthetic ffmpeg videos (160x120, 10 fps, 440 Hz tone)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from epic_levels_pipeline import media
-from epic_levels_pipeline.media import (
+from epic_levels_pipeline.responses import media
+from epic_levels_pipeline.responses.media import (
     ClipMedia,
     MediaError,
     audio_rms,

@@ -13,15 +13,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from epic_levels_pipeline.call_cache import CallCache
-from epic_levels_pipeline.gemini import GeminiCaller, GeminiSettings
-from epic_levels_pipeline.judge_audit import (AUDIT_COLUMNS, NO_JUDGE_NOTE, NO_ROWS_NOTE, audit_details, eligible,
+from epic_levels_pipeline.responses.cache import CallCache
+from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, GeminiSettings
+from epic_levels_pipeline.scoring.judge_audit import (AUDIT_COLUMNS, NO_JUDGE_NOTE, NO_ROWS_NOTE, audit_details, eligible,
                                               judge_audit, second_order)
-from epic_levels_pipeline.questions import LETTERS
-from epic_levels_pipeline.scoring import gemini_judge, judge_order, verdicts as make_verdicts
+from epic_levels_pipeline.bank.build import LETTERS
+from epic_levels_pipeline.scoring.verdicts import gemini_judge, judge_order, verdicts as make_verdicts
 
 try:
-    from epic_levels_pipeline_tests.gemini_server import GeminiTestServer
+    from epic_levels_pipeline_tests.fakes.gemini_server import GeminiTestServer
 except ImportError:  # tests dir is not a package; pytest puts it on sys.path itself
     from gemini_server import GeminiTestServer
 

@@ -5,9 +5,9 @@ import json
 import pandas as pd
 import pytest
 
-from epic_levels_pipeline.responses import ClipMediaInfo, ModelRun, model_responses
-from epic_levels_pipeline.scoring import rule_verdict
-from epic_levels_pipeline.clips import Clip
+from epic_levels_pipeline.responses.runner import ClipMediaInfo, ModelRun, model_responses
+from epic_levels_pipeline.scoring.verdicts import rule_verdict
+from epic_levels_pipeline.annotations.clips import Clip
 
 
 def test_oracle_is_right_everywhere_under_clip_and_every_reply_parses_by_rule(offline_bank):
@@ -57,13 +57,13 @@ def test_media_needing_responder_is_skipped_without_media():
     async def never(request):  # pragma: no cover - must not be called for skipped rows
         raise AssertionError("called")
 
-    from epic_levels_pipeline.call_cache import CallCache
+    from epic_levels_pipeline.responses.cache import CallCache
     import tempfile, pathlib
     with tempfile.TemporaryDirectory() as tmp:
         cache = CallCache(pathlib.Path(tmp) / "c.sqlite")
 
         async def echo(request):
-            from epic_levels_pipeline.calls import CallResult
+            from epic_levels_pipeline.responses.calls import CallResult
             return CallResult(request.cache_key, "Answer: A", "ok")
 
         frame, _ = model_responses(Clip.from_key("epic_sounds__P09_08__45-75"), items, media,

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from epic_levels_pipeline.stats import (
+from epic_levels_pipeline.scoring.metrics.stats import (
     chance_corrected, chance_corrected_interval, cluster_bootstrap, mcnemar_exact, paired_summary,
 )
 

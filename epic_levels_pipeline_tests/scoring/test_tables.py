@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from epic_levels_pipeline.tables import over_marking, paired_comparisons, scores
+from epic_levels_pipeline.scoring.metrics.tables import over_marking, paired_comparisons, scores
 
 
 def verdict(qid, fmt, condition, correct, clip, scored_by="rule", chance=0.25, marked=None, base=None):

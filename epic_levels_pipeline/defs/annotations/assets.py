@@ -4,9 +4,9 @@
 import dagster as dg
 import pandas as pd
 
-from ...annotations import TABLE_COLUMNS, Annotations, discover, files_fingerprint, read_tables
-from ...catalogue import Catalogue, build_catalogue
-from ...clips import Clip, clip_annotations as rows_of_clip, content_hash, gaps
+from ...annotations.readers import TABLE_COLUMNS, Annotations, discover, files_fingerprint, read_tables
+from ...annotations.catalogue import Catalogue, build_catalogue
+from ...annotations.clips import Clip, clip_annotations as rows_of_clip, content_hash, gaps
 from ...errors import AnnotationError
 from ..metadata import counts_markdown, markdown_table, table_metadata
 from ..partitions import clip_partitions
@@ -59,7 +59,7 @@ def annotation_tables(context: dg.AssetExecutionContext, project: ProjectResourc
 def _table_of(file_name: str) -> str:
     from pathlib import Path
 
-    from ...annotations import file_kind
+    from ...annotations.readers import file_kind
 
     kind = file_kind(Path(file_name))
     return kind.table if kind else ""

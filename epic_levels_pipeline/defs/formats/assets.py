@@ -3,10 +3,10 @@
 import dagster as dg
 import pandas as pd
 
-from ...catalogue import Catalogue
-from ...clip_view import ClipView
-from ...clips import Clip
-from ...formats import build_items, format_problems, open_problems, statement_truth_problems
+from ...annotations.catalogue import Catalogue
+from ...bank.clip_view import ClipView
+from ...annotations.clips import Clip
+from ...formats.items import build_items, format_problems, open_problems, statement_truth_problems
 from ..metadata import counts_markdown, table_metadata
 from ..automation import PER_CLIP
 from ..partitions import clip_partitions

@@ -20,8 +20,8 @@ import shutil
 
 import dagster as dg
 
-from ...annotations import files_fingerprint, load_annotations
-from ...clips import clip_hashes, read_manifest
+from ...annotations.readers import files_fingerprint, load_annotations
+from ...annotations.clips import clip_hashes, read_manifest
 from ...errors import AnnotationError, ManifestError
 from ..annotations.assets import ANNOTATION_TABLES
 from ..partitions import clip_partitions

@@ -5,12 +5,12 @@
 import dagster as dg
 import pandas as pd
 
-from ...audits import key_problems, level_problems, shortcut_rates
-from ...catalogue import Catalogue
-from ...clip_view import ClipView
-from ...clips import Clip
-from ...questions import build_bank, render_question
-from ...subtypes import DEFAULT_VARIANTS, BankConfig
+from ...bank.checks import key_problems, level_problems, shortcut_rates
+from ...annotations.catalogue import Catalogue
+from ...bank.clip_view import ClipView
+from ...annotations.clips import Clip
+from ...bank.build import build_bank, render_question
+from ...bank.subtypes import DEFAULT_VARIANTS, BankConfig
 from ..metadata import counts_markdown, markdown_table, table_metadata
 from ..automation import PER_CLIP
 from ..partitions import clip_partitions

@@ -5,10 +5,10 @@ from dataclasses import asdict
 import dagster as dg
 import pandas as pd
 
-from ...catalogue import Catalogue
-from ...clips import Clip
-from ...media import prepare_clip_media
-from ...responses import ClipMediaInfo, model_responses, offline_responses
+from ...annotations.catalogue import Catalogue
+from ...annotations.clips import Clip
+from ...responses.media import prepare_clip_media
+from ...responses.runner import ClipMediaInfo, model_responses, offline_responses
 from ..evaluation import EvaluationResource
 from ..metadata import counts_markdown, markdown_table, table_metadata
 from ..automation import PER_CLIP

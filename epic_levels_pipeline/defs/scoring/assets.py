@@ -3,12 +3,12 @@
 import dagster as dg
 import pandas as pd
 
-from ...audits import shortcut_rates
-from ...scoring import verdicts as make_verdicts
-from ...tables import over_marking as make_over_marking
-from ...tables import paired_comparisons as make_pairs
-from ...tables import scores as make_scores
-from ...tables import shortcut_audit as make_audit
+from ...bank.checks import shortcut_rates
+from ...scoring.verdicts import verdicts as make_verdicts
+from ...scoring.metrics.tables import over_marking as make_over_marking
+from ...scoring.metrics.tables import paired_comparisons as make_pairs
+from ...scoring.metrics.tables import scores as make_scores
+from ...scoring.metrics.tables import shortcut_audit as make_audit
 from ..evaluation import EvaluationResource
 from ..metadata import counts_markdown, markdown_table, table_metadata
 from ..automation import CROSS_CLIP, PER_CLIP
@@ -111,7 +111,7 @@ def shortcut_audit(questions: pd.DataFrame, verdicts: pd.DataFrame) -> dg.Output
 )
 def judge_audit(project: ProjectResource, evaluation: EvaluationResource, verdicts: pd.DataFrame,
                 items: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    from ...judge_audit import judge_audit as audit
+    from ...scoring.judge_audit import judge_audit as audit
 
     cache = evaluation.cache(project.paths)
     try:
@@ -130,7 +130,7 @@ def judge_audit(project: ProjectResource, evaluation: EvaluationResource, verdic
     description="The human report (Markdown and a self-contained HTML page with plots) under data/reports/.",
 )
 def report(project: ProjectResource, verdicts: pd.DataFrame) -> dg.MaterializeResult:
-    from ...report import build_report, load_table, write_report
+    from ...reporting.report import build_report, load_table, write_report
 
     paths = project.paths
     tables = {name: load_table(paths, name) for name in ("scores", "paired_comparisons", "over_marking",

@@ -65,8 +65,8 @@ import httpx
 from google import genai
 from google.genai import errors, types
 
-from .call_cache import CallCache, cache_key as make_cache_key
-from .calls import CallRequest, CallResult, RetryableError, run_calls
+from ..cache import CallCache, cache_key as make_cache_key
+from ..calls import CallRequest, CallResult, RetryableError, run_calls
 
 RETRYABLE_HTTP = frozenset({408, 429, 500, 502, 503, 504})
 API_VERSION = "v1beta"

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .stats import chance_corrected, chance_corrected_interval, cluster_bootstrap, paired_summary
-from .subtypes import is_primary
+from ...bank.subtypes import is_primary
 
 COUNTED = ("rule", "judge", "unparsed")
 ROLLUP = ("dataset", "level", "subtype", "format")

@@ -1,0 +1,1 @@
+"""Model providers: one module per provider behind one interface (see :mod:`.base`)."""

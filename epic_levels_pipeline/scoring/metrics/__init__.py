@@ -1,0 +1,1 @@
+"""Scored tables and their statistics: chance correction, cluster bootstrap, paired comparisons."""

@@ -1,0 +1,1 @@
+"""Test doubles shared by the tests: a local Gemini-compatible server."""
