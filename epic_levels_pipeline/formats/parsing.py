@@ -702,5 +702,15 @@ __all__ = [
     "FORMATS", "LETTERS", "NUMBER_WORDS", "COUNT_WORDS", "Parsed", "answer_text", "machine_form", "match_open",
     "normalise_name",
     "number_value", "number_word", "parse_letter", "parse_letter_set", "parse_number", "parse_option_judgements",
-    "parse_reply", "parse_yes_no", "reason_text", "render_reply",
+    "parse_reply", "parse_yes_no", "reason_text", "render_reply", "resolve_open",
 ]
+
+
+def resolve_open(answer: str, synonyms: list[list[str]]):
+    """Open-name resolution: an answer equal (after normalisation) to synonyms of exactly one candidate
+    names it; otherwise :func:`match_open` decides (whole-word phrases, negation, hedges)."""
+    norm = normalise_name(answer)
+    exact = [i for i, names in enumerate(synonyms) if any(normalise_name(n) == norm for n in names)]
+    if len(exact) == 1:
+        return Parsed(exact[0], "parsed", "exact name")
+    return match_open(answer, synonyms)

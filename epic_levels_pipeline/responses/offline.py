@@ -35,7 +35,7 @@ from ..bank.levels import STREAMS
 from ..formats.parsing import render_reply
 from ..bank.build import LETTERS, presence_choice
 from ..seeding import stable_seed
-from ..scoring.verdicts import resolve_open
+from ..formats.parsing import resolve_open
 from ..bank.solvers import solve
 
 CONDITIONS = ("clip", "no_clip", "silenced")

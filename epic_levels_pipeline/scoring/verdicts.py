@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..bank.clip_view import records
-from ..formats.parsing import Parsed, match_open, normalise_name, parse_letter, parse_letter_set, parse_number, parse_option_judgements, parse_yes_no, answer_text
+from ..formats.parsing import Parsed, match_open, normalise_name, parse_letter, parse_letter_set, parse_number, parse_option_judgements, parse_yes_no, answer_text, resolve_open
 from ..bank.build import LETTERS
 from ..seeding import stable_seed
 
@@ -75,16 +75,6 @@ def _base(response, item) -> dict:
                                                "distractor_strategy", "format", "base_format", "condition",
                                                "responder", "model", "reply")} | {"expected": item.expected,
                                                                                     "chance": float(item.chance)}
-
-
-def resolve_open(answer: str, synonyms: list[list[str]]):
-    """Open-name resolution: an answer equal (after normalisation) to synonyms of exactly one candidate
-    names it; otherwise :func:`parsing.match_open` decides (whole-word phrases, negation, hedges)."""
-    norm = normalise_name(answer)
-    exact = [i for i, names in enumerate(synonyms) if any(normalise_name(n) == norm for n in names)]
-    if len(exact) == 1:
-        return Parsed(exact[0], "parsed", "exact name")
-    return match_open(answer, synonyms)
 
 
 def rule_verdict(item, reply: str) -> tuple[str, bool | None, str, str, int | None]:
