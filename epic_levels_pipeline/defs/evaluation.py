@@ -13,7 +13,8 @@ from pathlib import Path
 import dagster as dg
 
 from ..responses.cache import CallCache
-from ..responses.providers.gemini import GeminiCaller, GeminiSettings, api_key_from_env, generation_settings
+from ..responses.providers.base import make_provider
+from ..responses.providers.gemini import GeminiCaller, api_key_from_env, generation_settings
 from ..responses.offline import OFFLINE_RESPONDERS
 from ..responses.runner import ModelRun
 from ..scoring.verdicts import gemini_judge
@@ -57,8 +58,8 @@ class EvaluationResource(dg.ConfigurableResource):
         return CallCache(paths.cache / "calls.sqlite")
 
     def caller(self, cache: CallCache, model: str) -> GeminiCaller:
-        settings = GeminiSettings(model=model, base_url=self.gemini_base_url or _env("GEMINI_BASE_URL", "") or None)
-        return GeminiCaller(settings, cache)
+        return make_provider("gemini", model, base_url=self.gemini_base_url or _env("GEMINI_BASE_URL", "") or None,
+                             cache=cache)
 
     def model_runs(self, cache: CallCache) -> list[ModelRun]:
         names = self.model_names()

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .cache import CallCache, cache_key
 from .calls import CallRequest, CallStats, run_calls_sync
+from .providers.base import Provider
 from ..annotations.catalogue import Catalogue
 from ..bank.clip_view import ClipView, records
 from ..annotations.clips import Clip
@@ -31,11 +32,11 @@ OFFLINE_SETTINGS = {"seed": "per item and condition"}
 
 @dataclass
 class ModelRun:
-    """What a model responder needs: its caller (e.g. GeminiCaller), the cache, and throughput limits."""
+    """What a model responder needs: its provider (e.g. GeminiCaller), the cache, and throughput limits."""
 
     name: str            # responder name, e.g. "gemini"
     model: str
-    caller: object       # async callable CallRequest -> CallResult
+    caller: Provider     # async callable CallRequest -> CallResult, with its identity
     cache: CallCache
     rpm: float = 60
     concurrency: int = 4

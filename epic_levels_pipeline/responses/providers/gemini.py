@@ -70,6 +70,7 @@ from ..calls import CallRequest, CallResult, RetryableError, run_calls
 
 RETRYABLE_HTTP = frozenset({408, 429, 500, 502, 503, 504})
 API_VERSION = "v1beta"
+DEFAULT_ENDPOINT = "https://generativelanguage.googleapis.com"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 # Gemini's names where they differ from (or are missing in) the platform's mimetypes table.
@@ -283,12 +284,23 @@ class _LoopState:
 
 
 class GeminiCaller:
-    """``await caller(request) -> CallResult`` against Gemini (see the module docstring).
+    """``await caller(request) -> CallResult`` against Gemini (see the module docstring); a
+    :class:`.base.Provider` (``provider``, ``model``, ``endpoint``).
 
     ``cache`` holds the uploads table (pass the same :class:`CallCache` given to ``run_calls``); None
     disables upload reuse across runs (within a process uploads are still shared). ``api_key``
     defaults to :func:`api_key_from_env`; ValueError when there is none.
     """
+
+    provider = "gemini"
+
+    @property
+    def model(self) -> str:
+        return self.settings.model
+
+    @property
+    def endpoint(self) -> str:
+        return self.settings.base_url or DEFAULT_ENDPOINT
 
     def __init__(self, settings: GeminiSettings | None = None, cache: CallCache | None = None,
                  api_key: str | None = None):
@@ -557,3 +569,8 @@ def _empty_reason(response: types.GenerateContentResponse) -> str:
         if cand.content is None or not cand.content.parts:
             bits.append("no content parts")
     return "empty response: " + ("; ".join(bits) if bits else "no text")
+
+
+def make(model: str, *, base_url: str | None = None, cache: CallCache | None = None) -> GeminiCaller:
+    """The provider factory (:func:`.base.make_provider`): a caller for ``model`` at ``base_url``."""
+    return GeminiCaller(GeminiSettings(model=model, base_url=base_url or None), cache)
