@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import re
 
+# Option letters, in order: options, statements and judge candidates are lettered A, B, C, ... everywhere.
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
 SOUND_CUES: dict[str, str] = {
     "metal-only collision": "metal objects clanging together",
     "cut / chop": "chopping",

@@ -29,6 +29,7 @@ from ..annotations.clips import Clip
 from .levels import derive_scope
 from .solvers import solve
 from .subtypes import SUBTYPES, BankConfig, Draft
+from ..annotations.language import LETTERS
 from ..seeding import stable_seed
 
 QUESTION_COLUMNS = [
@@ -39,7 +40,6 @@ QUESTION_COLUMNS = [
 ]
 POOL_COLUMNS = ["clip_key", "question_id", "subtype", "distractor_strategy", "value", "text", "role", "present",
                 "rows", "note", "chosen", "offered"]
-LETTERS = "ABCDEFGHIJ"
 N_OPTIONS = 4
 
 

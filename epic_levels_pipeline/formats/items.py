@@ -37,38 +37,20 @@ import pandas as pd
 
 from ..annotations.catalogue import Catalogue, object_class
 from ..bank.clip_view import ClipView, records
-from ..annotations.language import capitalise, cue_phrase
-from ..bank.build import LETTERS
+from ..annotations.language import LETTERS, capitalise, cue_phrase
 from ..seeding import stable_seed
 from ..bank.solvers import solve
-from ..bank.subtypes import OPEN_FORMATS
+from .registry import (ITEM_FORMATS, REASON_LINE, chance, multiple_choice_prompt, open_prompt,  # noqa: F401
+                       option_judgement_prompt, statements_prompt, yes_no_prompt)
 
-FORMATS = ("yes_no", "multiple_choice", "statements", "open", "option_judgement", "open_with_reason")
+FORMATS = ITEM_FORMATS
 LIST_DEPENDENT = ("which of the following", "of these", "listed", "options", "above", "below")
-REASON_LINE = "Because: <one sentence on what you saw or heard that supports your answer>"
 
 ITEM_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "video_id", "subtype", "level", "distractor_strategy", "format",
     "base_format", "prompt", "expected", "answer_type", "chance", "options", "option_values", "option_truth",
     "candidate_synonyms", "statements", "statement_value", "statement_true",
 ]
-
-
-def chance(fmt: str, *, n_options: int = 4, n_statements: int = 4, base_format: str | None = None) -> float:
-    """The one place chance is decided: 1/2, 1/n, 1/(2^k − 1) (exact non-empty set), 0 (open), 1/2^k (4b)."""
-    if fmt == "open_with_reason":
-        return chance(base_format or "open", n_options=n_options, n_statements=n_statements)
-    if fmt == "yes_no":
-        return 1 / 2
-    if fmt == "multiple_choice":
-        return 1 / n_options
-    if fmt == "statements":
-        return 1 / (2 ** n_statements - 1)
-    if fmt == "open":
-        return 0.0
-    if fmt == "option_judgement":
-        return 1 / 2 ** n_options
-    raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
 
 
 def list_dependent_phrases(prompt: str) -> list[str]:
@@ -130,42 +112,10 @@ def synonyms(cat: Catalogue, view: ClipView, value: str, text: str) -> list[str]
 # --- renderings --------------------------------------------------------------------------------------
 
 
-def _options_block(options: list[str]) -> str:
-    return "\n".join(f"{LETTERS[i]}. {o}" for i, o in enumerate(options))
-
-
 def _statement(template: str, option: str) -> str:
     text = template.format(option=option)
     text = re.sub(r"\.\.$", ".", text)
     return capitalise(text)
-
-
-def yes_no_prompt(statement: str) -> str:
-    return (f"Statement: {statement}\n\nIs this statement true for the clip?\n"
-            "Reply in exactly this format:\nAnswer: <yes/no>")
-
-
-def multiple_choice_prompt(question: str, options: list[str]) -> str:
-    return (f"{question}\n{_options_block(options)}\n\nReply with the letter of the correct option, in exactly this format:\n"
-            "Answer: <letter>")
-
-
-def statements_prompt(statements: list[str]) -> str:
-    return ("Which of these statements are true for the clip? Several may be true; select every true one.\n"
-            f"{_options_block(statements)}\n\nReply in exactly this format, listing the letters of all true statements:\n"
-            "Answer: <letters separated by commas>")
-
-
-def open_prompt(question: str, answer_type: str, reason: bool = False) -> str:
-    tail = f"\n{REASON_LINE}" if reason else ""
-    return f"{question} {OPEN_FORMATS[answer_type]}\n\nReply in exactly this format:\nAnswer: <your answer>{tail}"
-
-
-def option_judgement_prompt(question: str, options: list[str], reason: bool = False) -> str:
-    lines = "\n".join(f"{LETTERS[i]}: <true/false>" for i in range(len(options)))
-    tail = f"\n{REASON_LINE}" if reason else ""
-    return (f"{question}\n{_options_block(options)}\n\nJudge each option on its own: is it true for the clip? "
-            f"Reply in exactly this format, one line per option:\n{lines}{tail}")
 
 
 def _truth_string(truth: list[bool]) -> str:

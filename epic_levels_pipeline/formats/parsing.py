@@ -31,9 +31,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..annotations.language import noun_display
+from ..annotations.language import LETTERS, noun_display
 
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 FORMATS = ("yes_no", "multiple_choice", "statements", "open", "option_judgement",
            "open_with_reason_open", "open_with_reason_judgement")
 PARSED, UNPARSED, UNDECIDED = "parsed", "unparsed", "undecided"

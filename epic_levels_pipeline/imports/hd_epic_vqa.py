@@ -61,8 +61,8 @@ prompt is "Question: … / Proposed answer: <choice>. / Is the proposed answer c
 wrong choice relies on the benchmark's own claim that only ``correct_idx`` is right (the same claim the
 multiple-choice and 4b keys rest on).
 
-Prompts reuse the wording of :mod:`formats`; multiple choice and 4b are rendered here with letters A–E
-because :data:`questions.LETTERS` has four letters only (the wording is identical, tested for four options).
+Prompts are the format registry's own templates (:mod:`..formats.registry`); options are lettered from
+the shared :data:`..annotations.language.LETTERS`, so choices beyond D need nothing of their own.
 
 Edge cases: ``vqa_benchmark_sample.json`` has the shape ``{prototype: {n_questions_in_file, sample: {qid:
 …}}}``; :func:`read_vqa_file` reads it, and :func:`import_files` skips its questions that are also read from a
@@ -79,7 +79,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import string
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,13 +86,14 @@ from pathlib import Path
 import pandas as pd
 
 from ..formats import items as formats
+from ..formats.registry import multiple_choice_prompt, option_judgement_prompt
+from ..bank.subtypes import OPEN_FORMATS
 from ..errors import AnnotationError, Problem
-from ..annotations.language import capitalise
+from ..annotations.language import LETTERS, capitalise
 from ..seeding import stable_seed
 
 DATASET = "hd_epic_vqa"
 SEED = 20261130
-LETTERS = string.ascii_uppercase
 DISTRACTOR_STRATEGY = "hd_epic_vqa"
 SAMPLE_FILE = "vqa_benchmark_sample.json"
 OPEN_TYPES = ("number", "entity", "activity", "recipe_step")
@@ -380,7 +380,7 @@ def step1(question: str, choices: list[str], choices_raw: list | None = None) ->
 
     if code:
         return no(code)
-    if answer_type not in OPEN_TYPES or answer_type not in formats.OPEN_FORMATS:
+    if answer_type not in OPEN_TYPES or answer_type not in OPEN_FORMATS:
         return no("no_open_format", answer_type)
     is_selection = bool(_SELECTION.search(question) or _OPTION_WORDING.search(question))
     if _INPUT_SET.search(question):
@@ -469,27 +469,6 @@ def proposed_answer_prompt(question: str, choice: str) -> str:
     """Yes/no fallback when no declarative rewrite exists: the question, one proposed answer, yes or no."""
     return (f"Question: {question}\nProposed answer: {_strip_stop(choice)}.\n\nIs the proposed answer correct?\n"
             "Reply in exactly this format:\nAnswer: <yes/no>")
-
-
-# --- renderings with up to 26 letters (same wording as formats) -----------------------------------------
-
-
-def _options_block(options: list[str]) -> str:
-    return "\n".join(f"{LETTERS[i]}. {o}" for i, o in enumerate(options))
-
-
-def multiple_choice_prompt(question: str, options: list[str]) -> str:
-    """:func:`formats.multiple_choice_prompt` with letters beyond D."""
-    return (f"{question}\n{_options_block(options)}\n\nReply with the letter of the correct option, in exactly this format:\n"
-            "Answer: <letter>")
-
-
-def option_judgement_prompt(question: str, options: list[str], reason: bool = False) -> str:
-    """:func:`formats.option_judgement_prompt` with letters beyond D."""
-    lines = "\n".join(f"{LETTERS[i]}: <true/false>" for i in range(len(options)))
-    tail = f"\n{formats.REASON_LINE}" if reason else ""
-    return (f"{question}\n{_options_block(options)}\n\nJudge each option on its own: is it true for the clip? "
-            f"Reply in exactly this format, one line per option:\n{lines}{tail}")
 
 
 # --- conversion -------------------------------------------------------------------------------------------

@@ -33,7 +33,9 @@ from ..bank.clip_view import ClipView
 from ..annotations.language import capitalise, cue_phrase
 from ..bank.levels import STREAMS
 from ..formats.parsing import render_reply
-from ..bank.build import LETTERS, presence_choice
+from ..formats.registry import reply_format
+from ..annotations.language import LETTERS
+from ..bank.build import presence_choice
 from ..seeding import stable_seed
 from ..formats.parsing import resolve_open
 from ..bank.solvers import solve
@@ -57,13 +59,6 @@ def perceived_streams(condition: str) -> set[str]:
     if condition == "no_clip":
         return set()
     raise ValueError(f"unknown condition {condition!r} (known: {', '.join(CONDITIONS)})")
-
-
-def parse_format(item) -> str:
-    """The parser format of an item (open_with_reason splits by its base format)."""
-    if item.format == "open_with_reason":
-        return "open_with_reason_open" if item.base_format == "open" else "open_with_reason_judgement"
-    return item.format
 
 
 @dataclass
@@ -131,7 +126,7 @@ def _open_text(ctx: Context, index: int, rng: random.Random) -> str:
 
 
 def oracle(ctx: Context) -> str:
-    item, q, fmt = ctx.item, ctx.question, parse_format(ctx.item)
+    item, q, fmt = ctx.item, ctx.question, reply_format(ctx.item)
     rng = _rng("oracle", ctx)
     if item.format == "statements":
         statements = _statements(ctx)
@@ -155,7 +150,7 @@ def oracle(ctx: Context) -> str:
 
 
 def chance(ctx: Context) -> str:
-    item, fmt = ctx.item, parse_format(ctx.item)
+    item, fmt = ctx.item, reply_format(ctx.item)
     rng = _rng("chance", ctx)
     n = len(item.options)
     if item.format == "yes_no":
@@ -191,7 +186,7 @@ def random_entity(cat: Catalogue, like_value: str, rng: random.Random) -> str:
 
 
 def presence(ctx: Context) -> str:
-    item, fmt, view = ctx.item, parse_format(ctx.item), ctx.view
+    item, fmt, view = ctx.item, reply_format(ctx.item), ctx.view
     rng = _rng("presence", ctx)
     present = [view.present(v) for v in item.option_values]
     if item.format == "yes_no":
@@ -230,7 +225,7 @@ def present_names(view: ClipView, kind: str) -> list[str]:
 
 
 def blind(ctx: Context) -> str:
-    item, fmt = ctx.item, parse_format(ctx.item)
+    item, fmt = ctx.item, reply_format(ctx.item)
     freq = ctx.catalogue.frequency
     scores = [freq.get(v, 0) for v in item.option_values]
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from dataclasses import dataclass
 
 import pandas as pd
 
 from ..bank.clip_view import records
-from ..formats.parsing import Parsed, match_open, normalise_name, parse_letter, parse_letter_set, parse_number, parse_option_judgements, parse_yes_no, answer_text, resolve_open
-from ..bank.build import LETTERS
+from ..formats.parsing import answer_text, resolve_open  # noqa: F401  (resolve_open: the former scoring name)
+from ..formats.registry import rule_verdict
+from ..annotations.language import LETTERS
 from ..seeding import stable_seed
 
 VERDICT_COLUMNS = [
@@ -35,7 +35,6 @@ VERDICT_COLUMNS = [
     "condition", "responder", "model", "reply", "parsed", "expected", "correct", "scored_by", "note",
     "n_marked_true", "judge_raw", "chance",
 ]
-_ABSTAIN = re.compile(r"^\W*(cannot tell|can't tell|i (do not|don't) know|unknown|not sure|no idea|unsure)\W*$", re.I)
 
 
 @dataclass
@@ -75,47 +74,6 @@ def _base(response, item) -> dict:
                                                "distractor_strategy", "format", "base_format", "condition",
                                                "responder", "model", "reply")} | {"expected": item.expected,
                                                                                     "chance": float(item.chance)}
-
-
-def rule_verdict(item, reply: str) -> tuple[str, bool | None, str, str, int | None]:
-    """(parsed, correct, scored_by, note, n_marked_true) by the rules alone; scored_by may be 'undecided'."""
-    base = item.base_format
-    if base == "yes_no":
-        p = parse_yes_no(reply)
-        return (str(p.value), p.value == item.expected, "rule", p.note, None) if p.ok else ("", False, "unparsed", p.note, None)
-    if base == "multiple_choice":
-        p = parse_letter(reply, n_options=len(item.options))
-        return (str(p.value), p.value == item.expected, "rule", p.note, None) if p.ok else ("", False, "unparsed", p.note, None)
-    if base == "statements":
-        n = len(json.loads(item.statements))
-        p = parse_letter_set(reply, n_options=n)
-        if not p.ok:
-            return "", False, "unparsed", p.note, None
-        parsed = ",".join(sorted(p.value))
-        return parsed, parsed == item.expected, "rule", p.note, len(p.value)
-    if base == "option_judgement":
-        p = parse_option_judgements(reply, n_options=len(item.options))
-        if not p.ok:
-            return "", False, "unparsed", p.note, None
-        parsed = ",".join("true" if v else "false" for v in p.value)
-        return parsed, parsed == item.expected, "rule", p.note, sum(bool(v) for v in p.value)
-    # open
-    text = answer_text(reply)
-    if not text.ok:
-        return "", False, "unparsed", text.note, None
-    answer = str(text.value)
-    if _ABSTAIN.match(answer):
-        return "(abstained)", False, "rule", "explicit abstention", None
-    if item.answer_type == "number":
-        p = parse_number(reply)
-        if not p.ok:
-            return "", False, "unparsed", p.note, None
-        return str(p.value), str(p.value) == str(item.expected), "rule", p.note, None
-    key_index = list(item.options).index(item.expected)
-    p = resolve_open(answer, json.loads(item.candidate_synonyms))
-    if p.ok:
-        return item.options[p.value], p.value == key_index, "rule", p.note, None
-    return answer, None, "undecided", p.note, None
 
 
 def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_seed: int = 0) -> pd.DataFrame:

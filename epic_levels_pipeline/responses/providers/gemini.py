@@ -67,11 +67,11 @@ from google.genai import errors, types
 
 from ..cache import CallCache, cache_key as make_cache_key
 from ..calls import CallRequest, CallResult, RetryableError, run_calls
+from ...annotations.language import LETTERS
 
 RETRYABLE_HTTP = frozenset({408, 429, 500, 502, 503, 504})
 API_VERSION = "v1beta"
 DEFAULT_ENDPOINT = "https://generativelanguage.googleapis.com"
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 # Gemini's names where they differ from (or are missing in) the platform's mimetypes table.
 _MIME_OVERRIDES = {
