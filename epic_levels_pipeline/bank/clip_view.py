@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..annotations.catalogue import Catalogue
 from ..annotations.clips import Clip
+from . import kinds
 from .levels import Evidence
 
 
@@ -231,20 +232,4 @@ class ClipView:
 
     def present(self, value: str) -> bool | None:
         """Does the entity occur anywhere in the window? None when presence cannot tell (numbers)."""
-        kind, _, rest = value.partition(":")
-        if kind == "sound":
-            return rest in self.present_sound_classes
-        if kind == "noun":
-            return int(rest) in self.present_noun_classes
-        if kind in ("action", "purpose"):
-            v, n = rest.split(":")
-            return (int(v), int(n)) in self.present_actions
-        if kind == "object":
-            return rest in self.present_objects
-        if kind == "activity":
-            objects = set(self.catalogue.activities.get(rest, {}).get("objects", []))
-            return bool(objects & self.present_objects)
-        if kind == "step":
-            steps = self.rows[(self.rows["stream"] == "recipe_step") & self.rows["in_window"].astype(bool)]
-            return rest in set(steps["step_id"])
-        return None
+        return kinds.present(self, value)

@@ -17,9 +17,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-from ..annotations.catalogue import action_text, is_placeholder_name, object_class
+from ..annotations.catalogue import is_placeholder_name, object_class
+from ..annotations.values import CandidateValue
 from .clip_view import ClipView
-from ..annotations.language import action_phrase, capitalise, cue_phrase, first_sentence, noun_display
+from .kinds import render, rows_where  # noqa: F401  (render: option text, used by subtypes and responders)
 
 STRATEGIES = ("absent_from_clip", "same_clip_other_moments", "shares_objects", "same_recipe_other_steps", "other_counts")
 
@@ -35,52 +36,6 @@ class Candidate:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def render(view: ClipView, value: str) -> str:
-    """The option text a person reads for a candidate value."""
-    kind, _, rest = value.partition(":")
-    cat = view.catalogue
-    if kind == "sound":
-        return capitalise(cue_phrase(rest))
-    if kind == "noun":
-        own = view.narrations.loc[view.narrations["noun_class"] == int(rest), "noun"]
-        if len(own):  # the clip's own narrators' word ("cabinet"), not the class key ("cupboard")
-            return noun_display(own.iat[0])
-        entry = cat.nouns.get(int(rest))
-        return entry["name"] if entry else noun_display(cat.noun_keys.get(int(rest), rest))
-    if kind in ("action", "purpose"):
-        v, n = (int(x) for x in rest.split(":"))
-        form = "gerund" if kind == "action" else "infinitive"
-        own = view.first_narration_of.get((v, n))
-        if own is not None:
-            return action_phrase(own.narration, list(own.all_nouns), form, own.verb)
-        return action_text(cat, (v, n), form)
-    if kind in ("object", "activity"):
-        return rest
-    if kind == "step":
-        steps = view.recipe_steps
-        text = steps.loc[steps["step_id"] == rest, "label"]
-        return first_sentence(text.iat[0]) if len(text) else rest
-    if kind == "count":
-        return rest
-    raise ValueError(f"unknown candidate kind in {value!r}")
-
-
-def _rows_where(view: ClipView, kind: str, rest: str) -> list[str]:
-    if kind == "noun":
-        rows = view.narrations[[int(rest) in {int(c) for c in cl} or (nc == int(rest))
-                                for cl, nc in zip(view.narrations["all_noun_classes"], view.narrations["noun_class"])]]
-        return [f"narration:{r}" for r in rows["row_id"]]
-    if kind in ("action", "purpose"):
-        v, n = (int(x) for x in rest.split(":"))
-        rows = view.narrations[(view.narrations["verb_class"] == v) & (view.narrations["noun_class"] == n)]
-        return [f"narration:{r}" for r in rows["row_id"]]
-    if kind == "object":
-        return [f"object_track:{r}" for r in view.tracks.loc[view.tracks["object_name"] == rest, "row_id"]]
-    if kind == "sound":
-        return [f"sound:{r}" for r in view.categorised.loc[view.categorised["sound_class"] == rest, "row_id"]]
-    return []
 
 
 def _absent(view: ClipView, draft) -> list[Candidate]:
@@ -134,7 +89,7 @@ def _other_moments(view: ClipView, draft) -> list[Candidate]:
     elif kind in ("action", "purpose"):
         values = [f"{kind}:{v}:{n}" for v, n in sorted(view.present_actions)]
     elif kind == "object":
-        key_class = object_class(view.catalogue, draft.answer.value.split(":", 1)[1])
+        key_class = object_class(view.catalogue, CandidateValue.parse(draft.answer.value).payload)
         values = [f"object:{n}" for n in sorted(view.present_objects)
                   if not is_placeholder_name(n) and object_class(view.catalogue, n) != key_class]
     elif kind == "sound":
@@ -143,8 +98,7 @@ def _other_moments(view: ClipView, draft) -> list[Candidate]:
     for value in values:
         if value in draft.exclude:
             continue
-        k, _, rest = value.partition(":")
-        out.append(Candidate(value, "", "same_clip_other_moments", True, _rows_where(view, k, rest),
+        out.append(Candidate(value, "", "same_clip_other_moments", True, rows_where(view, value),
                              "occurs in the clip, not at the cued moment"))
     return out
 
@@ -176,7 +130,7 @@ def _recipe_steps(view: ClipView, draft) -> list[Candidate]:
 
 
 def _counts(view: ClipView, draft) -> list[Candidate]:
-    n = int(draft.answer.value.split(":")[1])
+    n = int(CandidateValue.parse(draft.answer.value).payload)
     near = sorted({k for k in range(max(1, n - 3), n + 4) if k != n}, key=lambda k: (abs(k - n), k))
     return [Candidate(f"count:{k}", str(k), "other_counts", None, [], "a nearby count") for k in near]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..annotations.values import CandidateValue
 from .clip_view import ClipView, records
 
 SOLVERS: dict[str, Callable[[ClipView, dict, list[str]], list[bool]]] = {}
@@ -34,8 +35,8 @@ def solve(subtype: str, view: ClipView, params: dict, candidates: list[str]) -> 
 
 
 def _kind(value: str) -> tuple[str, str]:
-    kind, _, rest = value.partition(":")
-    return kind, rest
+    v = CandidateValue.parse(value)
+    return v.kind, v.payload
 
 
 def _pair(rest: str) -> tuple[int, int]:

@@ -39,6 +39,7 @@ from ..annotations.catalogue import Catalogue, object_class
 from ..bank.clip_view import ClipView, records
 from ..annotations.language import LETTERS, capitalise, cue_phrase
 from ..seeding import stable_seed
+from ..bank.kinds import synonyms
 from ..bank.solvers import solve
 from .registry import (ITEM_FORMATS, REASON_LINE, chance, multiple_choice_prompt, open_prompt,  # noqa: F401
                        option_judgement_prompt, statements_prompt, yes_no_prompt)
@@ -72,41 +73,6 @@ def open_problems(prompt: str, options: list[str]) -> list[str]:
     problems = [f"list-dependent wording {p!r}" for p in list_dependent_phrases(prompt)]
     problems += [f"leaks option {o!r}" for o in leaked_options(prompt, options)]
     return problems
-
-
-# --- synonyms per candidate (what rule scorers match and offline responders may say) -------------------
-
-
-def synonyms(cat: Catalogue, view: ClipView, value: str, text: str) -> list[str]:
-    kind, _, rest = value.partition(":")
-    names = [text]
-    if kind == "noun":
-        key = cat.noun_keys.get(int(rest))
-        if key:
-            names += [key] + [i for i in cat.noun_instances(key) if len(i) > 2]
-        names += [str(n) for n in view.narrations.loc[view.narrations["noun_class"] == int(rest), "noun"]]
-    elif kind in ("action", "purpose"):
-        v, n = (int(x) for x in rest.split(":"))
-        own = view.first_narration_of.get((v, n))
-        narration = own.narration if own is not None else cat.actions.get((v, n), {}).get("narration", "")
-        bare = re.sub(r"\b(the|a|an)\s+", "", text)
-        names += [bare, narration]
-        if kind == "purpose":
-            names += [f"to {text}", f"to {bare}"]
-    elif kind == "object":
-        cls = object_class(cat, rest)
-        names += [rest, cls]
-    elif kind == "sound":
-        names += [cue_phrase(rest), rest]
-    elif kind == "count":
-        names = [rest]
-    seen, out = set(), []
-    for n in names:
-        n = str(n).strip()
-        if n and n.lower() not in seen:
-            seen.add(n.lower())
-            out.append(n)
-    return out
 
 
 # --- renderings --------------------------------------------------------------------------------------

@@ -29,8 +29,9 @@ import random
 from dataclasses import dataclass
 
 from ..annotations.catalogue import Catalogue
+from ..annotations.values import CandidateValue
 from ..bank.clip_view import ClipView
-from ..annotations.language import capitalise, cue_phrase
+from ..bank.kinds import names_in_clip, random_name
 from ..bank.levels import STREAMS
 from ..formats.parsing import render_reply
 from ..formats.registry import reply_format
@@ -168,21 +169,7 @@ def chance(ctx: Context) -> str:
 
 def random_entity(cat: Catalogue, like_value: str, rng: random.Random) -> str:
     """A random name of the same kind as ``like_value`` from the whole catalogue (chance's open reply)."""
-    kind = like_value.split(":", 1)[0]
-    if kind == "noun" and cat.nouns:
-        return rng.choice(list(cat.nouns.values()))["name"]
-    if kind in ("action", "purpose") and cat.actions:
-        entry = rng.choice(list(cat.actions.values()))
-        return entry["narration"]
-    if kind == "object" and cat.objects:
-        return rng.choice(list(cat.objects))
-    if kind == "activity" and cat.activities:
-        return rng.choice(list(cat.activities))
-    if kind == "sound":
-        return capitalise(cue_phrase(rng.choice(cat.sound_classes)))
-    if kind == "count":
-        return str(rng.randrange(0, 21))
-    return "something"
+    return random_name(cat, CandidateValue.parse(like_value).kind, rng)
 
 
 def presence(ctx: Context) -> str:
@@ -203,25 +190,14 @@ def presence(ctx: Context) -> str:
     if item.format == "multiple_choice":
         return _reply(ctx, fmt, pick if pick is not None else rng.randrange(len(present)))
     # open: name an entity of the right kind that occurs in the clip (it does not know when)
-    kind = item.option_values[0].split(":", 1)[0]
+    kind = CandidateValue.parse(item.option_values[0]).kind
     names = present_names(view, kind)
     return _reply(ctx, fmt, rng.choice(names) if names else random_entity(ctx.catalogue, item.option_values[0], rng))
 
 
 def present_names(view: ClipView, kind: str) -> list[str]:
-    from ..bank.distractors import render
-
-    if kind == "noun":
-        return sorted({render(view, f"noun:{int(c)}") for c in view.narrations["noun_class"].dropna()})
-    if kind in ("action", "purpose"):
-        return sorted({render(view, f"{kind}:{v}:{n}") for v, n in view.present_actions})
-    if kind == "object":
-        return sorted(view.present_objects)
-    if kind == "sound":
-        return sorted(capitalise(cue_phrase(c)) for c in view.present_sound_classes)
-    if kind == "activity":
-        return sorted(set(view.activities["label"]))
-    return []
+    """Names of entities of ``kind`` in the clip (the presence responder's open reply)."""
+    return names_in_clip(view, kind)
 
 
 def blind(ctx: Context) -> str:
@@ -240,7 +216,7 @@ def blind(ctx: Context) -> str:
         return _reply(ctx, fmt, [LETTERS[top]])
     if fmt in ("option_judgement", "open_with_reason_judgement"):
         return _reply(ctx, fmt, [i == best for i in range(len(scores))])
-    kind = item.option_values[0].split(":", 1)[0]
+    kind = CandidateValue.parse(item.option_values[0]).kind
     common = ctx.catalogue.most_common.get(kind)
     return _reply(ctx, fmt, common or item.options[best])
 

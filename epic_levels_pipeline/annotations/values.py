@@ -1,0 +1,45 @@
+"""Candidate values: what an option *is*, as a kind and a payload (``noun:12``, ``action:3:12``, ``sound:water``).
+
+Tables store a value as its text ``<kind>:<payload>`` (the ``option_values`` and ``value`` columns, and the
+catalogue's frequencies); :class:`CandidateValue` is that text parsed once, so code asks ``value.kind`` and
+``value.noun_class`` instead of splitting strings. What each kind means for a clip — its option text, whether
+it is present, its synonyms — is decided in one place, :mod:`epic_levels_pipeline.bank.kinds`.
+
+Kinds: ``noun`` (EPIC noun class id), ``action`` / ``purpose`` (verb class, noun class), ``object`` (an
+HD-EPIC object name), ``activity`` (an activity label), ``step`` (a recipe step id), ``sound`` (an EPIC-Sounds
+class), ``count`` (a number). The payload keeps everything after the first colon, colons included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KINDS = ("noun", "action", "purpose", "object", "activity", "step", "sound", "count")
+
+
+@dataclass(frozen=True)
+class CandidateValue:
+    """A candidate value: ``kind`` and ``payload``; ``str()`` gives the stored text back unchanged."""
+
+    kind: str
+    payload: str
+
+    @classmethod
+    def parse(cls, text) -> "CandidateValue":
+        """The value of a stored text (an unknown kind is kept as it is; its users decide what it means)."""
+        kind, _, payload = str(text).partition(":")
+        return cls(kind, payload)
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.payload}"
+
+    @property
+    def noun_class(self) -> int:
+        """The noun class of a ``noun`` value."""
+        return int(self.payload)
+
+    @property
+    def pair(self) -> tuple[int, int]:
+        """(verb class, noun class) of an ``action`` or ``purpose`` value."""
+        v, n = self.payload.split(":")
+        return int(v), int(n)

@@ -1,0 +1,276 @@
+"""What each kind of candidate value means for a clip: its option text, presence, synonyms, rows, names.
+
+One class per kind (:data:`KINDS`), each answering the same questions about a
+:class:`..annotations.values.CandidateValue` in a clip's :class:`.clip_view.ClipView`:
+
+- ``render``   the option text a person reads (the clip's own narrators' words where they exist);
+- ``present``  does the entity occur anywhere in the window (None: presence cannot tell, e.g. counts);
+- ``synonyms`` the names a rule scorer accepts for it in an open answer (after the option text);
+- ``rows``     the ``stream:row_id`` rows showing where it occurs;
+- ``names_in_clip`` / ``random_name`` names of that kind in the clip / in the whole catalogue (what the
+  offline presence and chance responders say in open formats).
+
+A value of an unknown kind renders as an error, is neither present nor absent, and has no synonyms beyond
+its text. Adding a kind is one class here and its line in :data:`KINDS`.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import TYPE_CHECKING
+
+from ..annotations.catalogue import Catalogue, action_text, object_class
+from ..annotations.language import action_phrase, capitalise, cue_phrase, first_sentence, noun_display
+from ..annotations.values import CandidateValue
+
+if TYPE_CHECKING:
+    from .clip_view import ClipView
+
+
+class Kind:
+    """The defaults: no rendering, presence unknown, no extra synonyms, no rows, no names."""
+
+    name = ""
+
+    def render(self, view: "ClipView", value: CandidateValue) -> str:
+        raise ValueError(f"unknown candidate kind in {str(value)!r}")
+
+    def present(self, view: "ClipView", value: CandidateValue) -> bool | None:
+        return None
+
+    def synonyms(self, cat: Catalogue, view: "ClipView", value: CandidateValue, text: str) -> list[str]:
+        return [text]
+
+    def rows(self, view: "ClipView", value: CandidateValue) -> list[str]:
+        return []
+
+    def names_in_clip(self, view: "ClipView") -> list[str]:
+        return []
+
+    def random_name(self, cat: Catalogue, rng: random.Random) -> str | None:
+        return None
+
+
+class Sound(Kind):
+    name = "sound"
+
+    def render(self, view, value):
+        return capitalise(cue_phrase(value.payload))
+
+    def present(self, view, value):
+        return value.payload in view.present_sound_classes
+
+    def synonyms(self, cat, view, value, text):
+        return [text, cue_phrase(value.payload), value.payload]
+
+    def rows(self, view, value):
+        return [f"sound:{r}" for r in view.categorised.loc[view.categorised["sound_class"] == value.payload, "row_id"]]
+
+    def names_in_clip(self, view):
+        return sorted(capitalise(cue_phrase(c)) for c in view.present_sound_classes)
+
+    def random_name(self, cat, rng):
+        return capitalise(cue_phrase(rng.choice(cat.sound_classes)))
+
+
+class Noun(Kind):
+    name = "noun"
+
+    def render(self, view, value):
+        cat, n = view.catalogue, value.noun_class
+        own = view.narrations.loc[view.narrations["noun_class"] == n, "noun"]
+        if len(own):  # the clip's own narrators' word ("cabinet"), not the class key ("cupboard")
+            return noun_display(own.iat[0])
+        entry = cat.nouns.get(n)
+        return entry["name"] if entry else noun_display(cat.noun_keys.get(n, value.payload))
+
+    def present(self, view, value):
+        return value.noun_class in view.present_noun_classes
+
+    def synonyms(self, cat, view, value, text):
+        names = [text]
+        key = cat.noun_keys.get(value.noun_class)
+        if key:
+            names += [key] + [i for i in cat.noun_instances(key) if len(i) > 2]
+        names += [str(n) for n in view.narrations.loc[view.narrations["noun_class"] == value.noun_class, "noun"]]
+        return names
+
+    def rows(self, view, value):
+        n = value.noun_class
+        rows = view.narrations[[n in {int(c) for c in cl} or (nc == n)
+                                for cl, nc in zip(view.narrations["all_noun_classes"], view.narrations["noun_class"])]]
+        return [f"narration:{r}" for r in rows["row_id"]]
+
+    def names_in_clip(self, view):
+        return sorted({self.render(view, CandidateValue("noun", str(int(c))))
+                       for c in view.narrations["noun_class"].dropna()})
+
+    def random_name(self, cat, rng):
+        return rng.choice(list(cat.nouns.values()))["name"] if cat.nouns else None
+
+
+class Action(Kind):
+    """``action``: what is done (gerund, "cutting the onion"); ``purpose`` is the same pair as an aim."""
+
+    name = "action"
+    form = "gerund"
+
+    def render(self, view, value):
+        v, n = value.pair
+        own = view.first_narration_of.get((v, n))
+        if own is not None:
+            return action_phrase(own.narration, list(own.all_nouns), self.form, own.verb)
+        return action_text(view.catalogue, (v, n), self.form)
+
+    def present(self, view, value):
+        return value.pair in view.present_actions
+
+    def synonyms(self, cat, view, value, text):
+        own = view.first_narration_of.get(value.pair)
+        narration = own.narration if own is not None else cat.actions.get(value.pair, {}).get("narration", "")
+        bare = re.sub(r"\b(the|a|an)\s+", "", text)
+        return [text, bare, narration]
+
+    def rows(self, view, value):
+        v, n = value.pair
+        rows = view.narrations[(view.narrations["verb_class"] == v) & (view.narrations["noun_class"] == n)]
+        return [f"narration:{r}" for r in rows["row_id"]]
+
+    def names_in_clip(self, view):
+        return sorted({self.render(view, CandidateValue(self.name, f"{v}:{n}")) for v, n in view.present_actions})
+
+    def random_name(self, cat, rng):
+        return rng.choice(list(cat.actions.values()))["narration"] if cat.actions else None
+
+
+class Purpose(Action):
+    name = "purpose"
+    form = "infinitive"
+
+    def synonyms(self, cat, view, value, text):
+        names = super().synonyms(cat, view, value, text)
+        bare = names[1]
+        return names + [f"to {text}", f"to {bare}"]
+
+
+class Object(Kind):
+    name = "object"
+
+    def render(self, view, value):
+        return value.payload
+
+    def present(self, view, value):
+        return value.payload in view.present_objects
+
+    def synonyms(self, cat, view, value, text):
+        return [text, value.payload, object_class(cat, value.payload)]
+
+    def rows(self, view, value):
+        return [f"object_track:{r}" for r in view.tracks.loc[view.tracks["object_name"] == value.payload, "row_id"]]
+
+    def names_in_clip(self, view):
+        return sorted(view.present_objects)
+
+    def random_name(self, cat, rng):
+        return rng.choice(list(cat.objects)) if cat.objects else None
+
+
+class Activity(Kind):
+    name = "activity"
+
+    def render(self, view, value):
+        return value.payload
+
+    def present(self, view, value):
+        objects = set(view.catalogue.activities.get(value.payload, {}).get("objects", []))
+        return bool(objects & view.present_objects)
+
+    def names_in_clip(self, view):
+        return sorted(set(view.activities["label"]))
+
+    def random_name(self, cat, rng):
+        return rng.choice(list(cat.activities)) if cat.activities else None
+
+
+class Step(Kind):
+    name = "step"
+
+    def render(self, view, value):
+        steps = view.recipe_steps
+        text = steps.loc[steps["step_id"] == value.payload, "label"]
+        return first_sentence(text.iat[0]) if len(text) else value.payload
+
+    def present(self, view, value):
+        steps = view.rows[(view.rows["stream"] == "recipe_step") & view.rows["in_window"].astype(bool)]
+        return value.payload in set(steps["step_id"])
+
+
+class Count(Kind):
+    """A number: its text is the number, and it is its only name (presence cannot tell)."""
+
+    name = "count"
+
+    def render(self, view, value):
+        return value.payload
+
+    def synonyms(self, cat, view, value, text):
+        return [value.payload]
+
+    def random_name(self, cat, rng):
+        return str(rng.randrange(0, 21))
+
+
+KINDS: dict[str, Kind] = {k.name: k for k in (Sound(), Noun(), Action(), Purpose(), Object(), Activity(), Step(),
+                                              Count())}
+_UNKNOWN = Kind()
+
+
+def kind_of(name: str) -> Kind:
+    """The behaviour of kind ``name`` (the defaults for an unknown kind)."""
+    return KINDS.get(name, _UNKNOWN)
+
+
+def _parsed(value) -> CandidateValue:
+    return value if isinstance(value, CandidateValue) else CandidateValue.parse(value)
+
+
+def render(view: "ClipView", value) -> str:
+    """The option text a person reads for a candidate value."""
+    v = _parsed(value)
+    return kind_of(v.kind).render(view, v)
+
+
+def present(view: "ClipView", value) -> bool | None:
+    """Does the entity occur anywhere in the window? None when presence cannot tell (numbers)."""
+    v = _parsed(value)
+    return kind_of(v.kind).present(view, v)
+
+
+def synonyms(cat: Catalogue, view: "ClipView", value, text: str) -> list[str]:
+    """The option text, then the other names of the value, without repeats (case-insensitive)."""
+    v = _parsed(value)
+    seen, out = set(), []
+    for n in kind_of(v.kind).synonyms(cat, view, v, text):
+        n = str(n).strip()
+        if n and n.lower() not in seen:
+            seen.add(n.lower())
+            out.append(n)
+    return out
+
+
+def rows_where(view: "ClipView", value) -> list[str]:
+    """The rows (``stream:row_id``) where the value occurs in the clip."""
+    v = _parsed(value)
+    return kind_of(v.kind).rows(view, v)
+
+
+def names_in_clip(view: "ClipView", kind: str) -> list[str]:
+    """Names of entities of ``kind`` that occur in the clip, sorted."""
+    return kind_of(kind).names_in_clip(view)
+
+
+def random_name(cat: Catalogue, kind: str, rng: random.Random) -> str:
+    """A random name of ``kind`` from the whole catalogue; "something" when the catalogue has none."""
+    name = kind_of(kind).random_name(cat, rng)
+    return "something" if name is None else name

@@ -1,0 +1,31 @@
+"""Typed candidate values: parsed once, stored unchanged, and each kind answered in one place."""
+
+import pytest
+
+from epic_levels_pipeline.annotations.values import CandidateValue
+from epic_levels_pipeline.bank.kinds import KINDS, kind_of, present, render, synonyms
+
+
+@pytest.mark.parametrize("text", ["noun:12", "action:3:12", "purpose:0:4", "object:mug", "sound:water", "count:3",
+                                  "step:P01_R01_3", "activity:make tea", "odd"])
+def test_value_text_round_trips(text):
+    assert str(CandidateValue.parse(text)) == (text if ":" in text else f"{text}:")
+
+
+def test_pair_and_noun_class():
+    assert CandidateValue.parse("action:3:12").pair == (3, 12)
+    assert CandidateValue.parse("noun:12").noun_class == 12
+
+
+def test_every_stored_kind_has_its_behaviour(offline_bank, bundled):
+    _, cat = bundled
+    kinds = {CandidateValue.parse(v).kind for vs in offline_bank["questions"]["option_values"] for v in vs}
+    assert kinds <= set(KINDS)
+
+
+def test_unknown_kind_renders_as_an_error_and_has_no_presence():
+    with pytest.raises(ValueError, match="unknown candidate kind in 'colour:red'"):
+        render(None, "colour:red")
+    assert present(None, "colour:red") is None
+    assert kind_of("colour").synonyms(None, None, CandidateValue.parse("colour:red"), "Red") == ["Red"]
+    assert synonyms(None, None, "count:3", "three") == ["3"]
