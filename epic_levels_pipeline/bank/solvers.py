@@ -31,7 +31,13 @@ def solver(name: str):
 
 
 def solve(subtype: str, view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
-    return SOLVERS[subtype](view, params, candidates)
+    """The truth of each candidate for a question of ``subtype``, from the annotations alone."""
+    try:
+        fn = SOLVERS[subtype]
+    except KeyError:
+        raise LookupError(f"subtype {subtype!r} has no solver: add one with @solver({subtype!r}) in "
+                          "epic_levels_pipeline/bank/solvers.py") from None
+    return fn(view, params, candidates)
 
 
 def _kind(value: str) -> tuple[str, str]:

@@ -22,6 +22,7 @@ from .distractors import Candidate, render
 from ..annotations.language import action_phrase, cue_phrase, first_sentence, seconds_phrase
 from .levels import Evidence, level_of, moments
 from . import solvers as S
+from ..seeding import DEFAULT_SEED
 
 
 @dataclass
@@ -526,7 +527,7 @@ DEFAULT_VARIANTS: dict[str, tuple[str, ...]] = {
 class BankConfig:
     variants: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_VARIANTS))
     max_per_subtype: int = 3
-    seed: int = 20261130
+    seed: int = DEFAULT_SEED
     subtypes: tuple[str, ...] | None = None  # None = all registered
 
     def strategies(self, subtype: Subtype) -> tuple[str, ...]:

@@ -7,14 +7,21 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
+from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
 from ..warehouse import ensure_view, read_parquet, write_parquet
 
 
 class ProjectResource(dg.ConfigurableResource):
-    """The project's folders. ``root`` defaults to ``$EPIC_LEVELS_HOME`` or the folder holding data/clips.csv."""
+    """The project's folders and the run's one seed.
+
+    ``root`` defaults to ``$EPIC_LEVELS_HOME`` or the folder holding data/clips.csv. ``seed`` is the single
+    seed every seeded stage draws from (question bank sampling, format choices); set it here, in the UI's
+    resource config, and it reaches them all.
+    """
 
     root: str = ""
+    seed: int = DEFAULT_SEED
 
     @property
     def paths(self) -> Paths:

@@ -38,7 +38,7 @@ import pandas as pd
 from ..annotations.catalogue import Catalogue, object_class
 from ..bank.clip_view import ClipView, records
 from ..annotations.language import LETTERS, capitalise, cue_phrase
-from ..seeding import stable_seed
+from ..seeding import DEFAULT_SEED, stable_seed
 from ..bank.kinds import synonyms
 from ..bank.solvers import solve
 from .registry import (ITEM_FORMATS, REASON_LINE, chance, multiple_choice_prompt, open_prompt,  # noqa: F401
@@ -129,7 +129,7 @@ def _statement_pool(questions: pd.DataFrame, view: ClipView, cat: Catalogue) -> 
     return trues, falses
 
 
-def build_items(questions: pd.DataFrame, view: ClipView, cat: Catalogue, *, seed: int = 20261130) -> tuple[pd.DataFrame, list[str]]:
+def build_items(questions: pd.DataFrame, view: ClipView, cat: Catalogue, *, seed: int = DEFAULT_SEED) -> tuple[pd.DataFrame, list[str]]:
     """Every base question of one clip in the five formats; also the open prompts the checker rejected."""
     items: list[dict] = []
     rejected: list[str] = []

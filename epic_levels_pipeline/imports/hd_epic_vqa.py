@@ -90,10 +90,10 @@ from ..formats.registry import multiple_choice_prompt, option_judgement_prompt
 from ..bank.subtypes import OPEN_FORMATS
 from ..errors import AnnotationError, Problem
 from ..annotations.language import LETTERS, capitalise
-from ..seeding import stable_seed
+from ..seeding import DEFAULT_SEED, stable_seed
 
 DATASET = "hd_epic_vqa"
-SEED = 20261130
+SEED = DEFAULT_SEED
 DISTRACTOR_STRATEGY = "hd_epic_vqa"
 SAMPLE_FILE = "vqa_benchmark_sample.json"
 OPEN_TYPES = ("number", "entity", "activity", "recipe_step")

@@ -29,3 +29,12 @@ def test_unknown_kind_renders_as_an_error_and_has_no_presence():
     assert present(None, "colour:red") is None
     assert kind_of("colour").synonyms(None, None, CandidateValue.parse("colour:red"), "Red") == ["Red"]
     assert synonyms(None, None, "count:3", "three") == ["3"]
+
+
+def test_every_subtype_has_a_solver_and_a_missing_one_says_where_to_add_it():
+    from epic_levels_pipeline.bank.solvers import SOLVERS, solve
+    from epic_levels_pipeline.bank.subtypes import SUBTYPES
+
+    assert set(SUBTYPES) <= set(SOLVERS)
+    with pytest.raises(LookupError, match=r"no solver: add one with @solver\('nope'\) in .*bank/solvers.py"):
+        solve("nope", None, {}, [])

@@ -10,6 +10,7 @@ from ...formats.items import build_items, format_problems, open_problems, statem
 from ..metadata import counts_markdown, table_metadata
 from ..automation import PER_CLIP
 from ..partitions import clip_partitions
+from ..resources import ProjectResource
 
 
 @dg.asset(
@@ -24,11 +25,11 @@ from ..partitions import clip_partitions
         dg.AssetCheckSpec("statement_truths_from_solvers", asset="items", blocking=True),
     ],
 )
-def items(context: dg.AssetExecutionContext, questions: pd.DataFrame, clip_annotations: pd.DataFrame,
-          entity_catalogue: Catalogue):
+def items(context: dg.AssetExecutionContext, project: ProjectResource, questions: pd.DataFrame,
+          clip_annotations: pd.DataFrame, entity_catalogue: Catalogue):
     clip = Clip.from_key(context.partition_key)
     view = ClipView(clip, clip_annotations, entity_catalogue)
-    frame, rejected = build_items(questions, view, entity_catalogue)
+    frame, rejected = build_items(questions, view, entity_catalogue, seed=project.seed)
     yes = frame[frame["format"] == "yes_no"]
     meta = table_metadata(frame, ["format", "expected", "chance", "prompt"], 6)
     meta.update({

@@ -14,6 +14,7 @@ from ...bank.subtypes import DEFAULT_VARIANTS, BankConfig
 from ..metadata import counts_markdown, markdown_table, table_metadata
 from ..automation import PER_CLIP
 from ..partitions import clip_partitions
+from ..resources import ProjectResource
 
 SHORTCUT_MARGIN = 0.25  # presence-oracle rate above chance that fails the per-clip shortcut check
 
@@ -23,7 +24,6 @@ class QuestionBankConfig(dg.Config):
 
     variants: dict[str, list[str]] = {k: list(v) for k, v in DEFAULT_VARIANTS.items()}
     max_per_subtype: int = 3
-    seed: int = 20261130
 
 
 def level_subtype_table(questions: pd.DataFrame) -> str:
@@ -51,11 +51,11 @@ def level_subtype_table(questions: pd.DataFrame) -> str:
                           description="Presence oracle near chance on L2+ questions with same-clip distractors."),
     ],
 )
-def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig, clip_annotations: pd.DataFrame,
-                  entity_catalogue: Catalogue):
+def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig, project: ProjectResource,
+                  clip_annotations: pd.DataFrame, entity_catalogue: Catalogue):
     clip = Clip.from_key(context.partition_key)
     bank_config = BankConfig(variants={k: tuple(v) for k, v in config.variants.items()},
-                             max_per_subtype=config.max_per_subtype, seed=config.seed)
+                             max_per_subtype=config.max_per_subtype, seed=project.seed)
     bank = build_bank(clip, clip_annotations, entity_catalogue, bank_config)
     q = bank.questions
     samples = "\n\n".join("```\n" + render_question(row) + "\n```" for _, row in q.head(4).iterrows())
