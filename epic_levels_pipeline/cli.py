@@ -32,10 +32,10 @@ def cmd_validate(args) -> int:
 
 def _bank_for_clip(paths: Paths, key: str):
     """The clip's questions (and items) from the warehouse if materialized, else computed now."""
-    from .warehouse import read_parquet
+    from .warehouse import TableStore, read_parquet
 
-    qfile = paths.assets / "questions" / f"{key}.parquet"
-    ifile = paths.assets / "items" / f"{key}.parquet"
+    store = TableStore(paths.assets)
+    qfile, ifile = store.path("questions", key), store.path("items", key)
     if qfile.exists():
         return read_parquet([qfile]), read_parquet([ifile]) if ifile.exists() else None, "warehouse"
     from .annotations.readers import load_annotations

@@ -130,12 +130,13 @@ def load_items(paths: Paths, clips: list[Clip] | None = None) -> tuple[pd.DataFr
     """The items of ``clips`` (default: the manifest's): materialized where present, else computed.
 
     Returns (items, {"materialized": n_clips, "computed": n_clips})."""
-    from .warehouse import read_parquet
+    from .warehouse import TableStore, read_parquet
 
+    store = TableStore(paths.assets)
     clips = list(read_manifest(paths.manifest)) if clips is None else list(clips)
     found, missing = [], []
     for clip in clips:
-        path = paths.assets / "items" / f"{clip.key}.parquet"
+        path = store.path("items", clip.key)
         (found if path.exists() else missing).append((clip, path))
     frames = []
     if found:

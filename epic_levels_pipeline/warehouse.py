@@ -19,6 +19,47 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 
+class TableStore:
+    """The one place that knows where materialized tables are stored.
+
+    An unpartitioned table is ``<root>/<name>.parquet`` (``.pickle`` for objects that are not tables, such
+    as the entity catalogue); a per-clip table is ``<root>/<name>/<clip>.parquet``, one file per partition.
+    The IO manager writes through it; the CLI, the report, the estimate and the sensor read through it, so
+    a change of layout is one change here.
+    """
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def path(self, name: str, partition: str | None = None) -> Path:
+        """The Parquet file of table ``name`` (of one clip when ``partition`` is given)."""
+        base = self.root / name
+        return base / f"{partition}.parquet" if partition else base.with_suffix(".parquet")
+
+    def object_path(self, name: str) -> Path:
+        """The pickle of an unpartitioned non-table output."""
+        return self.path(name).with_suffix(".pickle")
+
+    def folder(self, name: str) -> Path:
+        """The folder of a per-clip table's files (what its warehouse view globs)."""
+        return self.root / name
+
+    def partition_files(self, name: str) -> list[Path]:
+        """Every clip file of a per-clip table, sorted (none when it was never materialized)."""
+        folder = self.folder(name)
+        return sorted(folder.glob("*.parquet")) if folder.is_dir() else []
+
+    def retire(self, name: str, partition: str) -> Path | None:
+        """Move one clip's file aside into ``<name>/retired/`` (kept for audit); its new path, or None."""
+        path = self.path(name, partition)
+        if not path.exists():
+            return None
+        target = self.folder(name) / "retired" / path.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, target)
+        return target
+
+
 def write_parquet(frame: pd.DataFrame, path: Path) -> None:
     """Write atomically: a failed write never replaces a good file."""
     path.parent.mkdir(parents=True, exist_ok=True)

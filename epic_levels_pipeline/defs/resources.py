@@ -9,7 +9,12 @@ import pandas as pd
 
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
-from ..warehouse import ensure_view, read_parquet, write_parquet
+from ..warehouse import TableStore, ensure_view, read_parquet, write_parquet
+
+
+def _paths(root: str) -> Paths:
+    """The project's folders under ``root`` (the default project root when empty)."""
+    return Paths(Path(root).resolve()) if root else Paths.default()
 
 
 class ProjectResource(dg.ConfigurableResource):
@@ -25,7 +30,12 @@ class ProjectResource(dg.ConfigurableResource):
 
     @property
     def paths(self) -> Paths:
-        return Paths(Path(self.root).resolve()) if self.root else Paths.default()
+        return _paths(self.root)
+
+    @property
+    def tables(self) -> TableStore:
+        """Where the IO manager stores tables (read clip files through this, never by path)."""
+        return TableStore(_paths(self.root).assets)
 
 
 class TableIOManager(dg.ConfigurableIOManager):
@@ -40,11 +50,14 @@ class TableIOManager(dg.ConfigurableIOManager):
 
     @property
     def paths(self) -> Paths:
-        return Paths(Path(self.root).resolve()) if self.root else Paths.default()
+        return _paths(self.root)
+
+    @property
+    def store(self) -> TableStore:
+        return TableStore(_paths(self.root).assets)
 
     def _path(self, name: str, partition: str | None) -> Path:
-        base = self.paths.assets / name
-        return base / f"{partition}.parquet" if partition else base.with_suffix(".parquet")
+        return self.store.path(name, partition)
 
     def handle_output(self, context: dg.OutputContext, obj) -> None:
         name = context.asset_key.path[-1]
@@ -54,7 +67,7 @@ class TableIOManager(dg.ConfigurableIOManager):
             write_parquet(obj, path)
             ensure_view(self.paths.warehouse, name, path.parent if partition else path)
         else:
-            path = path.with_suffix(".pickle")
+            path = self.store.object_path(name)
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
             tmp.write_bytes(pickle.dumps(obj))
@@ -72,9 +85,9 @@ class TableIOManager(dg.ConfigurableIOManager):
                 context.log.warning(f"{name}: {len(missing)} of {len(keys)} clips not materialized, left out: "
                                     + ", ".join(missing[:20]) + (" …" if len(missing) > 20 else ""))
             return read_parquet(paths)
-        path = self._path(name, None)
-        if path.with_suffix(".pickle").exists() and not path.exists():
-            return pickle.loads(path.with_suffix(".pickle").read_bytes())
+        path, pickled = self._path(name, None), self.store.object_path(name)
+        if pickled.exists() and not path.exists():
+            return pickle.loads(pickled.read_bytes())
         return read_parquet([path])
 
 

@@ -706,13 +706,14 @@ REPORT_TABLES = ("scores", "paired_comparisons", "over_marking", "shortcut_audit
 def load_table(paths: Paths, name: str) -> pd.DataFrame | None:
     """A table from ``data/assets/<name>.parquet`` or the folder ``data/assets/<name>/`` (one file per clip),
     else the warehouse's table/view of that name; None when none exists (or the warehouse cannot be read)."""
-    file, folder = paths.assets / f"{name}.parquet", paths.assets / name
-    from ..warehouse import query, read_parquet
+    from ..warehouse import TableStore, query, read_parquet
 
+    store = TableStore(paths.assets)
+    file, clip_files = store.path(name), store.partition_files(name)
     if file.exists():
         return read_parquet([file])
-    if folder.is_dir() and any(folder.glob("*.parquet")):
-        return read_parquet(sorted(folder.glob("*.parquet")))
+    if clip_files:
+        return read_parquet(clip_files)
     if paths.warehouse.exists():
         try:
             found = query(paths.warehouse, "SELECT count(*) AS k FROM information_schema.tables "

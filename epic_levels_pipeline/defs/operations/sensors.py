@@ -16,7 +16,6 @@ Each tick (every 30 s; on by default):
 """
 
 import json
-import shutil
 
 import dagster as dg
 
@@ -45,11 +44,8 @@ def _tables_fingerprint(instance: dg.DagsterInstance) -> str | None:
 def retire(project: ProjectResource, clip_key: str) -> list[str]:
     moved = []
     for table in PER_CLIP_TABLES:
-        path = project.paths.assets / table / f"{clip_key}.parquet"
-        if path.exists():
-            target = project.paths.assets / table / "retired" / path.name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(path), str(target))
+        target = project.tables.retire(table, clip_key)
+        if target is not None:
             moved.append(str(target))
     return moved
 
