@@ -100,7 +100,9 @@ def default_resources(root: str = "") -> dict:
 
 @dg.definitions
 def resources() -> dg.Definitions:
-    return dg.Definitions(resources=default_resources())
+    # Steps run in the run's own process: a per-clip run is a chain of small steps, and a subprocess per
+    # step cost more than the work on 2 cores. Concurrency comes from runs (dagster.yaml caps them) and pools.
+    return dg.Definitions(resources=default_resources(), executor=dg.in_process_executor)
 
 
 __all__ = ["ProjectResource", "TableIOManager", "default_resources", "project_root"]

@@ -1,7 +1,7 @@
 """Collecting responses for one clip: every item × condition × responder (or model).
 
 Offline responders are computed directly (deterministic, instant, no cache needed). Model calls go
-through :func:`epic_levels_pipeline.calls.run_calls_sync`: cached by content key (responder, model,
+through :func:`epic_levels_pipeline.responses.calls.run_calls_sync`: cached by content key (responder, model,
 prompt, media hash, condition, settings) in ``data/cache/calls.sqlite``, persisted as they arrive,
 concurrent under a rate limit, retried on 429/5xx; what still fails is an ``error`` row. A condition that
 needs media a clip does not have is a ``skipped`` row with the reason, for every responder that needs media.

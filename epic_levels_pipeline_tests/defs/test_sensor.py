@@ -5,7 +5,7 @@ import json
 import dagster as dg
 import pytest
 
-from epic_levels_pipeline.defs.operations.sensors import annotation_change_sensor
+from epic_levels_pipeline.defs.operations.sensors import annotation_change_sensor, rescore_after_retire, retire_clips_job
 from epic_levels_pipeline.defs.resources import ProjectResource
 
 from .test_dagster_pipeline import TABLES, materialize
@@ -29,6 +29,13 @@ def apply(instance, result):
                 instance.delete_dynamic_partition(request.partitions_def_name, key)
 
 
+def run_requested(instance, result):
+    """Materialize each requested clip_annotations run, as the daemon would launch it."""
+    for request in result.run_requests:
+        if request.job_name == "clip_annotations_job":
+            assert materialize(instance, ["clip_annotations"], request.partition_key).success
+
+
 def test_sensor_requests_exactly_the_changed_clip(project, instance):
     # first tick: partitions registered, tables requested (none materialized yet)
     first = evaluate(instance, project, None)
@@ -40,6 +47,7 @@ def test_sensor_requests_exactly_the_changed_clip(project, instance):
     assert materialize(instance, TABLES).success
     second = evaluate(instance, project, first.cursor)
     assert sorted(r.partition_key for r in second.run_requests) == sorted(instance.get_dynamic_partitions("clips"))
+    run_requested(instance, second)
     # nothing changed -> nothing requested
     third = evaluate(instance, project, second.cursor)
     assert third.run_requests == []
@@ -52,8 +60,40 @@ def test_sensor_requests_exactly_the_changed_clip(project, instance):
     assert materialize(instance, TABLES).success
     fifth = evaluate(instance, project, fourth.cursor)
     assert [(r.job_name, r.partition_key) for r in fifth.run_requests] == [("clip_annotations_job", "epic_sounds__P09_08__45-75")]
+    # until that run has recorded the new hash, the request stands (same run key: Dagster launches it once)
+    again = evaluate(instance, project, fourth.cursor)
+    assert [r.run_key for r in again.run_requests] == [r.run_key for r in fifth.run_requests]
+    run_requested(instance, fifth)
     sixth = evaluate(instance, project, fifth.cursor)
     assert sixth.run_requests == []
+
+
+def test_materializations_made_elsewhere_count_as_current(project, instance):
+    """The CLI, the UI and the sensor share one record: the hash each clip_annotations materialization
+    recorded. A clip materialized outside the sensor is current for it from its first tick."""
+    instance.add_dynamic_partitions("clips", ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45",
+                                              "hd_epic__P09-20240623-120359__1440-1470"])
+    assert materialize(instance, TABLES).success
+    for key in instance.get_dynamic_partitions("clips"):
+        assert materialize(instance, ["clip_annotations"], key).success
+    first = evaluate(instance, project, None)
+    assert first.run_requests == [] and not first.dynamic_partitions_requests
+    cursor = json.loads(first.cursor)
+    assert set(cursor["clips"]) == set(instance.get_dynamic_partitions("clips")) and cursor["storage_id"]
+
+
+def test_annotation_error_keeps_the_queued_rescore(project, instance):
+    assert materialize(instance, TABLES).success
+    first = evaluate(instance, project, None)
+    apply(instance, first)
+    run_requested(instance, first)
+    # one clip leaves the manifest and, in the same edit, an annotation file gets a bad row
+    manifest = project.manifest
+    manifest.write_text(manifest.read_text().replace("epic_sounds,P02_133,15,45\n", ""))
+    path = project.annotations / "epic-sounds" / "EPIC_Sounds_validation.csv"
+    path.write_text(path.read_text().replace("P09_08_13,P09,P09_08,00:00:47.662", "P09_08_13,P09,P09_08,not-a-time"))
+    second = evaluate(instance, project, first.cursor)
+    assert "retire_clips_job" in [r.job_name for r in second.run_requests]
 
 
 def test_sensor_adds_and_retires_partitions(project, instance):
@@ -73,9 +113,22 @@ def test_sensor_adds_and_retires_partitions(project, instance):
     third = evaluate(instance, project, second.cursor)
     apply(instance, third)
     assert "epic_sounds__P18_05__360-390" not in instance.get_dynamic_partitions("clips")
-    assert (project.assets / "questions" / "retired" / "epic_sounds__P18_05__360-390.parquet").exists()
+    # the tick moved nothing: the retire run does, and its success triggers the re-score
+    assert (project.assets / "questions" / "epic_sounds__P18_05__360-390.parquet").exists()
     assert "epic_sounds__P18_05__360-390" not in json.loads(third.cursor)["clips"]
-    assert "rescore_job" in [r.job_name for r in third.run_requests]  # scores stop counting it now
+    retire = [r for r in third.run_requests if r.job_name == "retire_clips_job"]
+    assert len(retire) == 1
+    result = retire_clips_job.execute_in_process(
+        instance=instance, run_config=retire[0].run_config,
+        resources={"project": ProjectResource(root=str(project.root))})
+    assert result.success
+    assert (project.assets / "questions" / "retired" / "epic_sounds__P18_05__360-390.parquet").exists()
+    assert not (project.assets / "questions" / "epic_sounds__P18_05__360-390.parquet").exists()
+    run = instance.get_run_by_id(result.run_id)
+    rescore = rescore_after_retire(dg.build_run_status_sensor_context(
+        sensor_name="rescore_after_retire", dagster_instance=instance, dagster_run=run,
+        dagster_event=result.get_run_success_event()))
+    assert rescore.run_key == f"rescore-after:{result.run_id}"  # scores stop counting it now
 
 
 def test_sensor_reruns_when_files_return_to_an_earlier_content(project, instance):
@@ -83,6 +136,7 @@ def test_sensor_reruns_when_files_return_to_an_earlier_content(project, instance
     assert materialize(instance, TABLES).success
     first = evaluate(instance, project, None)
     apply(instance, first)
+    run_requested(instance, first)
     path = project.annotations / "epic-sounds" / "EPIC_Sounds_validation.csv"
     original = path.read_text()
     keys = set()
@@ -94,6 +148,7 @@ def test_sensor_reruns_when_files_return_to_an_earlier_content(project, instance
         assert materialize(instance, TABLES).success
         clips = evaluate(instance, project, tables.cursor)
         assert [r.partition_key for r in clips.run_requests] == ["epic_sounds__P09_08__45-75"]
+        run_requested(instance, clips)
         keys |= {r.run_key for r in tables.run_requests + clips.run_requests}
         cursor = clips.cursor
     assert len(keys) == 4

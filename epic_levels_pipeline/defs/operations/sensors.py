@@ -1,18 +1,28 @@
 """``annotation_change_sensor``: keeps clip partitions in step with the manifest and re-runs exactly the
 clips whose annotation rows changed.
 
+**One record of what was materialized.** Whether a clip is current is read from the instance's own event
+log, never from a private list: every ``clip_annotations`` materialization carries the content hash of the
+clip's rows as its data version, whoever launched it (``epic-levels run``, the UI, this sensor). The
+cursor keeps only the newest such hash per clip and the storage id it has read up to, so each tick reads
+just the materializations recorded since the last one. After ``epic-levels run`` the first tick therefore
+finds every clip current and launches nothing.
+
 Each tick (every 30 s; on by default):
 
-1. Manifest clips not yet partitions are added; partitions no longer in the manifest are retired: the
-   partition is deleted, its materialized Parquet files are moved under ``<table>/retired/`` so the
-   warehouse views stop showing them, and a re-score of the cross-clip tables is requested at once.
+1. Manifest clips not yet partitions are added; partitions no longer in the manifest are deleted and a
+   ``retire_clips_job`` run is requested for them. That run moves their Parquet files under
+   ``<table>/retired/`` (so the warehouse views stop showing them); when it succeeds,
+   ``rescore_after_retire`` re-scores the cross-clip tables. The sensor itself moves no file.
 2. A content fingerprint of the annotation files (and the manifest) is compared with the cursor. If it
    changed, the annotation tables are re-materialized first (one run, keyed by the fingerprint) and the
    clips wait: clip runs are requested only once the tables' latest materialization carries the new
    fingerprint, so no clip reads stale tables.
-3. The content hash of every clip's overlapping rows is compared with the cursor; a run of
-   ``clip_annotations`` is requested for each clip whose hash changed (run key = clip + hash). Downstream
-   per-clip assets follow through their automation conditions; unchanged clips are untouched.
+3. The content hash of every clip's overlapping rows is compared with the hash its latest
+   ``clip_annotations`` materialization recorded; a run is requested for each clip whose hash differs
+   (run key = clip + hash + change number). Downstream per-clip assets follow through their automation
+   conditions; unchanged clips are untouched. An annotation error skips this step but keeps any re-score
+   already requested in the tick.
 """
 
 import json
@@ -31,6 +41,8 @@ TABLES_JOB = dg.define_asset_job("annotation_tables_job", selection=dg.AssetSele
 CLIP_JOB = dg.define_asset_job("clip_annotations_job", selection=dg.AssetSelection.assets("clip_annotations"),
                                partitions_def=clip_partitions)
 PER_CLIP_TABLES = ("clip_annotations", "questions", "distractor_pools", "items", "clip_media", "responses", "verdicts")
+CLIP_ANNOTATIONS = dg.AssetKey("clip_annotations")
+DATA_VERSION_TAG = "dagster/data_version"
 
 
 def _tables_fingerprint(instance: dg.DagsterInstance) -> str | None:
@@ -42,6 +54,7 @@ def _tables_fingerprint(instance: dg.DagsterInstance) -> str | None:
 
 
 def retire(project: ProjectResource, clip_key: str) -> list[str]:
+    """Move a retired clip's per-clip Parquet files under ``<table>/retired/``; returns the new paths."""
     moved = []
     for table in PER_CLIP_TABLES:
         target = project.tables.retire(table, clip_key)
@@ -50,8 +63,55 @@ def retire(project: ProjectResource, clip_key: str) -> list[str]:
     return moved
 
 
+class RetireConfig(dg.Config):
+    clip_keys: list[str]
+
+
+@dg.op(description="Moves the per-clip files of clips removed from the manifest under <table>/retired/.")
+def retire_clip_files(context: dg.OpExecutionContext, config: RetireConfig, project: ProjectResource) -> dg.Nothing:
+    for key in config.clip_keys:
+        moved = retire(project, key)
+        context.log.info(f"retired clip {key}: {len(moved)} files moved under retired/")
+
+
+@dg.job(name="retire_clips_job", description="Retires clips removed from the manifest (files moved, not deleted).")
+def retire_clips_job():
+    retire_clip_files()
+
+
+@dg.run_status_sensor(
+    name="rescore_after_retire", run_status=dg.DagsterRunStatus.SUCCESS, monitored_jobs=[retire_clips_job],
+    request_job=RESCORE_JOB, default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Re-scores the cross-clip tables once retired clips' files have been moved away.",
+)
+def rescore_after_retire(context: dg.RunStatusSensorContext):
+    return dg.RunRequest(run_key=f"rescore-after:{context.dagster_run.run_id}")
+
+
+def recorded_hashes(instance: dg.DagsterInstance, known: dict[str, str], after_storage_id: int | None
+                    ) -> tuple[dict[str, str], int | None]:
+    """The content hash each clip's newest ``clip_annotations`` materialization recorded (its data version),
+    updated from the materializations stored after ``after_storage_id``; returns it with the newest storage
+    id read."""
+    hashes = dict(known)
+    cursor = None
+    while True:
+        result = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=CLIP_ANNOTATIONS, after_storage_id=after_storage_id),
+            limit=1000, cursor=cursor, ascending=True)
+        for record in result.records:
+            materialization = record.asset_materialization
+            version = (materialization.tags or {}).get(DATA_VERSION_TAG) if materialization else None
+            if record.partition_key and version:
+                hashes[record.partition_key] = version
+            after_storage_id = max(after_storage_id or 0, record.storage_id)
+        if not result.has_more:
+            return hashes, after_storage_id
+        cursor = result.cursor
+
+
 @dg.sensor(
-    name="annotation_change_sensor", jobs=[TABLES_JOB, CLIP_JOB, RESCORE_JOB], minimum_interval_seconds=30,
+    name="annotation_change_sensor", jobs=[TABLES_JOB, CLIP_JOB, RESCORE_JOB, retire_clips_job], minimum_interval_seconds=30,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Adds manifest clips as partitions, retires removed ones, and re-runs only clips whose "
                 "annotation rows changed (content hash per clip in the cursor).",
@@ -59,7 +119,7 @@ def retire(project: ProjectResource, clip_key: str) -> list[str]:
 def annotation_change_sensor(context: dg.SensorEvaluationContext, project: ProjectResource):
     paths = project.paths
     cursor = json.loads(context.cursor) if context.cursor else {}
-    cursor = {"fingerprint": None, "clips": {}, "seq": 0, "pending": None, **cursor}
+    cursor = {"fingerprint": None, "clips": {}, "seq": 0, "pending": None, "storage_id": None, **cursor}
     try:
         manifest = read_manifest(paths.manifest)
     except ManifestError as exc:
@@ -75,12 +135,14 @@ def annotation_change_sensor(context: dg.SensorEvaluationContext, project: Proje
     if removed:
         dynamic.append(clip_partitions.build_delete_request(removed))
         for key in removed:
-            moved = retire(project, key)
             cursor["clips"].pop(key, None)
-            context.log.info(f"retired clip {key}: partition deleted, {len(moved)} files moved under retired/")
-        # the cross-clip tables must stop counting the retired clips now, not at the nightly re-score
+        # the cross-clip tables must stop counting the retired clips now, not at the nightly re-score: the
+        # retire run moves their files, and its success triggers the re-score (rescore_after_retire)
         cursor["seq"] += 1
-        requests.append(dg.RunRequest(run_key=f"rescore:{cursor['seq']}", job_name=RESCORE_JOB.name))
+        requests.append(dg.RunRequest(
+            run_key=f"retire:{cursor['seq']}", job_name=retire_clips_job.name,
+            run_config={"ops": {"retire_clip_files": {"config": {"clip_keys": removed}}}}))
+        context.log.info(f"retiring {len(removed)} clips: " + ", ".join(removed[:20]))
 
     fingerprint = files_fingerprint(paths.annotations, [paths.manifest])
     files_only = files_fingerprint(paths.annotations)
@@ -99,13 +161,17 @@ def annotation_change_sensor(context: dg.SensorEvaluationContext, project: Proje
     try:
         ann = load_annotations(paths.annotations)
     except AnnotationError as exc:
-        return dg.SensorResult(run_requests=[], dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor),
-                               skip_reason=dg.SkipReason(f"annotation files are not valid: {exc}"))
+        context.log.warning(f"annotation files are not valid; clip runs wait until they are: {exc}")
+        # keep what this tick already decided (partitions, a retire + re-score); only the clip runs wait
+        return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor),
+                               skip_reason=None if requests else dg.SkipReason(f"annotation files are not valid: {exc}"))
+    recorded, storage_id = recorded_hashes(context.instance, cursor["clips"], cursor["storage_id"])
     hashes = clip_hashes(ann, manifest)
     for key, digest in hashes.items():
-        if cursor["clips"].get(key) != digest:
+        if recorded.get(key) != digest:
             requests.append(dg.RunRequest(run_key=f"{key}:{digest}:{seq}", job_name=CLIP_JOB.name, partition_key=key))
-    cursor = {"fingerprint": fingerprint, "clips": hashes, "seq": seq, "pending": None}
+    current = {key: recorded[key] for key in hashes if key in recorded}
+    cursor = {"fingerprint": fingerprint, "clips": current, "seq": seq, "pending": None, "storage_id": storage_id}
     return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor))
 
 

@@ -61,7 +61,6 @@ import weakref
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
-import httpx
 from google import genai
 from google.genai import errors, types
 
@@ -187,25 +186,22 @@ def _classify(exc: BaseException) -> RetryableError | None:
             return RetryableError(f"{exc.code} {exc.status}: {exc.message}", status=int(exc.code),
                                   retry_after=retry_after_of(exc))
         return None
-    if isinstance(exc, _TRANSPORT_ERRORS) or isinstance(exc, (ConnectionError, asyncio.TimeoutError)):
+    if is_transport_error(exc) or isinstance(exc, (ConnectionError, asyncio.TimeoutError)):
         return RetryableError(f"{type(exc).__name__}: {exc}", status=0)
     return None
 
 
-def _transport_errors() -> tuple[type, ...]:
-    """Network-level failures (connection reset, read error, timeout) of the HTTP clients the SDK may use:
-    ``httpx`` and, in google-genai 3.x, its ``httpx2`` fork. Transient: retried like a 5xx."""
-    classes: list[type] = [httpx.TimeoutException, httpx.TransportError]
-    try:
-        import httpx2
-
-        classes += [httpx2.TimeoutException, httpx2.TransportError]
-    except ImportError:  # older SDKs use httpx only
-        pass
-    return tuple(classes)
+_TRANSPORT_BASES = frozenset({"TransportError", "TimeoutException"})
 
 
-_TRANSPORT_ERRORS = _transport_errors()
+def is_transport_error(exc: BaseException) -> bool:
+    """Network-level failures (connection reset, read error, timeout) of whichever HTTP client the SDK
+    uses (``httpx`` in older google-genai releases, its ``httpx2`` fork in 3.x; both name their bases
+    ``TransportError`` and ``TimeoutException``). Recognised by those base classes' names in the
+    exception's own class hierarchy, so the project imports neither client: which one the SDK brings is
+    the SDK's business. Transient: retried like a 5xx."""
+    return any(cls.__name__ in _TRANSPORT_BASES and cls.__module__.split(".")[0] in ("httpx", "httpx2")
+               for cls in type(exc).__mro__)
 
 
 def _describe(exc: BaseException) -> str:
