@@ -85,11 +85,11 @@ def cmd_run(args) -> int:
     import os
 
     paths = Paths.default()
-    os.environ["EPIC_LEVELS_RESPONDERS"] = args.responders
-    os.environ["EPIC_LEVELS_MODELS"] = args.models
+    # The flags reach the evaluation resource as run configuration (recorded with each run in the UI).
+    evaluation = {"responders": args.responders, "models": args.models}
     if args.models and not os.environ.get("EPIC_LEVELS_JUDGE_MODEL"):
-        os.environ["EPIC_LEVELS_JUDGE_MODEL"] = args.models.split(",")[0]
-    run_config = {}
+        evaluation["judge_model"] = args.models.split(",")[0]
+    run_config = {"resources": {"evaluation": {"config": evaluation}}}
     report = run_pipeline(paths, clip_keys=args.clips or None, run_config=run_config)
     print(f"\n{len(report.clips)} clips, {report.runs} runs, {report.seconds:.1f} s; failed: {report.failed or 'none'}")
     _print_summary(paths)

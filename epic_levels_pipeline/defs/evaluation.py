@@ -1,6 +1,7 @@
 """The evaluation resource: which responders and models run, how fast, and where media lives.
 
-Defaults come from the environment so the CLI (``--responders``, ``--models``) and the UI agree:
+Its fields are run configuration: ``epic-levels run --responders/--models`` passes them as the run's
+resource config (seen with each run in the UI). A field left unset falls back to the environment:
 ``EPIC_LEVELS_RESPONDERS`` (default ``oracle,chance,presence,blind``), ``EPIC_LEVELS_MODELS`` (Gemini
 model names, default none), ``EPIC_LEVELS_JUDGE_MODEL``, ``GEMINI_BASE_URL`` (for a local test server),
 ``EPIC_LEVELS_RPM``, ``EPIC_LEVELS_CONCURRENCY``, ``EPIC_LEVELS_MEDIA_ROOT``. The API key is read only
@@ -27,7 +28,7 @@ def _env(name: str, default: str) -> str:
 
 class EvaluationResource(dg.ConfigurableResource):
     responders: str = ""
-    models: str = ""
+    models: str | None = None  # None: $EPIC_LEVELS_MODELS; "" runs no model
     judge_model: str = ""
     gemini_base_url: str = ""
     rpm: float = 0
@@ -42,7 +43,8 @@ class EvaluationResource(dg.ConfigurableResource):
         return names
 
     def model_names(self) -> list[str]:
-        return [m.strip() for m in (self.models or _env("EPIC_LEVELS_MODELS", "")).split(",") if m.strip()]
+        models = _env("EPIC_LEVELS_MODELS", "") if self.models is None else self.models
+        return [m.strip() for m in models.split(",") if m.strip()]
 
     def judge_model_name(self) -> str:
         return self.judge_model or _env("EPIC_LEVELS_JUDGE_MODEL", "")

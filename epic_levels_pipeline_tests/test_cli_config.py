@@ -1,0 +1,23 @@
+"""``epic-levels run`` passes its flags as run configuration, never through the process environment."""
+
+import os
+
+from epic_levels_pipeline import cli, orchestrate
+from epic_levels_pipeline.orchestrate import RunReport
+
+
+def test_run_flags_become_the_evaluation_resources_config(monkeypatch):
+    seen = {}
+
+    def fake_run(paths, clip_keys=None, run_config=None):
+        seen["config"] = run_config
+        return RunReport(clips=[])
+
+    monkeypatch.setattr(orchestrate, "run_pipeline", fake_run)
+    monkeypatch.setattr(cli, "_print_summary", lambda paths: None)
+    monkeypatch.delenv("EPIC_LEVELS_JUDGE_MODEL", raising=False)
+    before = dict(os.environ)
+    assert cli.main(["run", "--responders", "oracle", "--models", "m1,m2"]) == 0
+    assert dict(os.environ) == before
+    assert seen["config"] == {"resources": {"evaluation": {"config": {
+        "responders": "oracle", "models": "m1,m2", "judge_model": "m1"}}}}
