@@ -38,3 +38,12 @@ def test_every_subtype_has_a_solver_and_a_missing_one_says_where_to_add_it():
     assert set(SUBTYPES) <= set(SOLVERS)
     with pytest.raises(LookupError, match=r"no solver: add one with @solver\('nope'\) in .*bank/solvers.py"):
         solve("nope", None, {}, [])
+
+
+def test_a_subtype_without_a_solver_is_refused_at_registration():
+    from epic_levels_pipeline.bank.subtypes import SUBTYPES, Subtype, register
+
+    with pytest.raises(ValueError, match=r"subtype 'unsolved' has no solver: add one with @solver\('unsolved'\)"):
+        register(Subtype("unsolved", "epic_sounds", ("sound",), "presence", "absent_from_clip", "sound", lambda v: iter(())))
+    assert "unsolved" not in SUBTYPES
+    assert SUBTYPES["easy_goal"].solve is SUBTYPES["medium_goal"].solve  # one solver serves both

@@ -92,11 +92,12 @@ def test_mislevelled_subtype_fails_the_check(project, instance):
             draft.subtype = "bad_sequence"
             yield draft
 
+    from epic_levels_pipeline.bank.solvers import SOLVERS
+
+    SOLVERS["bad_sequence"] = SOLVERS["low_sound_object"]
     register(Subtype("bad_sequence", "epic_sounds", ("sound", "narration"), "sequence", "same_clip_other_moments",
                      "entity", one_moment_claimed_sequence))
     try:
-        from epic_levels_pipeline.bank.solvers import SOLVERS
-        SOLVERS["bad_sequence"] = SOLVERS["low_sound_object"]
         instance.add_dynamic_partitions("clips", ["epic_sounds__P09_08__45-75"])
         assert materialize(instance, TABLES).success
         assert materialize(instance, ["clip_annotations"], "epic_sounds__P09_08__45-75").success
