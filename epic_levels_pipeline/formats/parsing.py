@@ -246,13 +246,22 @@ def _other_letters(rest: str, n_options: int) -> set[str]:
     return found
 
 
-def _letter_from_value(value: str, n_options: int) -> Parsed:
+def _letter_lead(value: str) -> tuple[str, "re.Match | None", Parsed | None]:
+    """The answer line's text and the match of its leading option letter, or why it has none (a negated
+    answer line is refused whatever letter follows)."""
     text = _decorated(value)
     if _NEGATION.search(text):
-        return _bad("negation on the answer line")
+        return text, None, _bad("negation on the answer line")
     m = _LETTER_LEAD.match(text)
     if not m:
-        return _bad(f"no option letter at the start of {text[:40]!r}")
+        return text, None, _bad(f"no option letter at the start of {text[:40]!r}")
+    return text, m, None
+
+
+def _letter_from_value(value: str, n_options: int) -> Parsed:
+    text, m, refused = _letter_lead(value)
+    if refused is not None:
+        return refused
     paren = m.group(1) or m.group(2)
     raw = paren or m.group(3)
     rest = text[m.end():]
@@ -314,12 +323,9 @@ _LIST_SEP = re.compile(r"\s*(?:[,;&/+]\s*(?:and\s+)?|\band\b\s*|\s)\s*", re.I)
 
 
 def _letter_set_from_value(value: str, n_options: int) -> Parsed:
-    text = _decorated(value)
-    if _NEGATION.search(text):
-        return _bad("negation on the answer line")
-    m = _LETTER_LEAD.match(text)
-    if not m:
-        return _bad(f"no option letter at the start of {text[:40]!r}")
+    text, m, refused = _letter_lead(value)
+    if refused is not None:
+        return refused
     raws: list[str] = []
     pos = 0
     while m:
