@@ -18,7 +18,6 @@ are kept with ``scored_by`` = ``skipped``/``error`` and excluded from scores, an
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
 
