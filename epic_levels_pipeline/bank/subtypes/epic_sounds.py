@@ -1,0 +1,244 @@
+"""EPIC-SOUNDS subtypes (with EPIC-KITCHENS-100 narrations): sounds, objects and actions at sound cues."""
+
+from __future__ import annotations
+
+from ...annotations.language import action_phrase, cue_phrase
+from .. import solvers as S
+from ..clip_view import ClipView, records
+from ..distractors import Candidate
+from ..levels import Evidence, moments
+from . import LEAKY_TOO, Draft, Subtype, _answer, _skip, register
+
+
+def _unlabelled_caveat(view: ClipView) -> list[str]:
+    n = len(view.unlabelled_narrations)
+    return [f"{n} narration rows of this window have no label; 'absent' means absent from the labelled rows"] if n else []
+
+
+def gen_sound_presence(view: ClipView):
+    if not len(view.categorised):
+        yield _skip("no categorised sound in the window")
+        return
+    classes = sorted(view.present_sound_classes)
+    stand_alone = len(classes) == 1 and not len(view.uncategorised)
+    for c in classes:
+        rows = view.categorised[view.categorised["sound_class"] == c]
+        yield Draft(
+            "easy_sound_presence", {}, "Which of these sounds can be heard in the clip?",
+            "What sound can be heard in the clip?", "{option} can be heard during this clip.",
+            _answer(view, f"sound:{c}", [f"sound:{r}" for r in rows["row_id"]]), "sound", "sound",
+            [Evidence("sound", r.row_id, float(r.start_s), float(r.stop_s), "occurrence", label=c) for r in records(rows)],
+            stand_alone, "exactly one sound class in the window" if stand_alone else f"{len(classes)} sound classes (and {len(view.uncategorised)} uncategorised sounds) in the window",
+            exclude={f"sound:{k}" for k in classes},
+        )
+
+
+def gen_sound_object(view: ClipView):
+    nouns = sorted({int(c) for c in view.narrations["noun_class"].dropna()})
+    if not nouns:
+        yield _skip("no labelled narration in the window")
+        return
+    stand_alone = len(view.present_noun_classes) == 1 and not len(view.unlabelled_narrations)
+    for n in nouns:
+        rows = view.narrations[view.narrations["noun_class"] == n]
+        yield Draft(
+            "easy_sound_object", {}, "Which of these objects does the camera wearer handle during the clip?",
+            "Which object does the camera wearer handle during the clip?",
+            "During this clip, the camera wearer handles the {option}.",
+            _answer(view, f"noun:{n}", [f"narration:{r}" for r in rows["row_id"]]), "noun", "entity",
+            [view.narration_evidence(r, "occurrence", None) for r in records(rows)],
+            stand_alone, "one object handled in the window" if stand_alone else "several objects are handled in the window",
+            caveats=_unlabelled_caveat(view),
+        )
+
+
+def _cues(view: ClipView):
+    """Sound classes heard exactly once, inside the window, with labelled narrations at that moment."""
+    if not len(view.categorised):
+        yield _skip("no categorised sound in the window: no cue")
+        return
+    for c in sorted(view.occurrences):
+        occ = view.cue(c)
+        if occ is None:
+            yield _skip("cue class heard more than once or crosses the window edge")
+            continue
+        if len(view.unlabelled_at(occ.start_s, occ.stop_s)):
+            yield _skip("an unlabelled narration overlaps the cue: what is handled is unknown")
+            continue
+        at = view.narrations_at(occ.start_s, occ.stop_s)
+        if not len(at):
+            yield _skip("no narration at the cued moment")
+            continue
+        yield c, occ, at
+
+
+def _cue_caveats(view: ClipView, sound_class: str) -> list[str]:
+    """A cue is a class heard once among the categorised sounds. Not-categorised sounds have no class (EPIC-SOUNDS
+    could not assign one), but some descriptions are often categorised as this class: say so on the question."""
+    if sound_class not in view.possibly_heard:
+        return []
+    rows = ", ".join(view.uncategorised["row_id"].head(4))
+    return [f"uncategorised sounds in the window ({rows}) have descriptions sometimes categorised as "
+            f"'{sound_class}'; the cue is unique among categorised sounds"]
+
+
+def gen_sound_object_at_cue(view: ClipView):
+    for item in _cues(view):
+        if item[0] == "skip":
+            yield item
+            continue
+        c, occ, at = item
+        nouns = {int(x) for x in at["noun_class"]}
+        if len(nouns) != 1:
+            yield _skip("more than one object handled at the cued moment")
+            continue
+        n = nouns.pop()
+        cue = cue_phrase(c)
+        mention = {int(x) for cl in at["all_noun_classes"] for x in cl} | {n}
+        yield Draft(
+            "low_sound_object", {"cue_class": c},
+            f"At the moment you hear {cue}, which object is the camera wearer handling?",
+            f"At the moment you hear {cue}, which object is the camera wearer handling?",
+            f"At the moment you hear {cue}, the camera wearer is handling the {{option}}.",
+            _answer(view, f"noun:{n}", [f"narration:{r}" for r in at["row_id"]]), "noun", "entity",
+            view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in records(at)],
+            True, "exactly one object is handled at the cued moment",
+            exclude={f"noun:{x}" for x in mention}, caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
+        )
+
+
+def gen_movement_at_cue(view: ClipView):
+    for item in _cues(view):
+        if item[0] == "skip":
+            yield item
+            continue
+        c, occ, at = item
+        pairs = {view.pair(r) for r in records(at)}
+        if len(pairs) != 1:
+            yield _skip("more than one action at the cued moment")
+            continue
+        v, n = pairs.pop()
+        cue = cue_phrase(c)
+        yield Draft(
+            "low_sound_movement", {"cue_class": c},
+            f"At the moment you hear {cue}, what is the camera wearer doing?",
+            f"At the moment you hear {cue}, what is the camera wearer doing?",
+            f"At the moment you hear {cue}, the camera wearer is {{option}}.",
+            _answer(view, f"action:{v}:{n}", [f"narration:{r}" for r in at["row_id"]]), "action", "action",
+            view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in records(at)],
+            True, "exactly one action at the cued moment",
+            exclude={f"action:{v}:{n}"}, caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
+        )
+
+
+def gen_purpose(view: ClipView):
+    for item in _cues(view):
+        if item[0] == "skip":
+            yield item
+            continue
+        c, occ, at = item
+        if len({view.pair(r) for r in records(at)}) != 1:
+            yield _skip("more than one action at the cued moment")
+            continue
+        found = S.next_after_cue(view, {"cue_class": c})
+        anchor, nxt = found if found else (None, None)
+        if nxt is None:
+            _, reason = view.next_narration(anchor) if anchor is not None else (None, "no action at the cue")
+            yield _skip(reason or "no next action")
+            continue
+        if nxt.start_s - occ.mid_s < 1.0:
+            yield _skip("what the action leads to starts within the cued moment")
+            continue
+        v, n = view.pair(nxt)
+        cue = cue_phrase(c)
+        yield Draft(
+            "medium_sound_purpose", {"cue_class": c},
+            f"At the moment you hear {cue}, what is the camera wearer getting ready to do?",
+            f"At the moment you hear {cue}, what is the camera wearer getting ready to do?",
+            f"At the moment you hear {cue}, the camera wearer is getting ready to {{option}}.",
+            _answer(view, f"purpose:{v}:{n}", [f"narration:{nxt.row_id}"]), "purpose", "purpose",
+            view.sound_evidence(occ, "cue") + [view.narration_evidence(anchor, "context", occ.mid_s),
+                                               view.narration_evidence(nxt, "answer", nxt.start_s)],
+            True, "one next action follows the cued moment",
+            exclude={f"purpose:{a}:{b}" for a, b in {view.pair(r) for r in records(at)}},
+            caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
+        )
+
+
+def gen_count(view: ClipView):
+    if not len(view.categorised):
+        yield _skip("no categorised sound in the window")
+        return
+    for c, occ in sorted(view.occurrences.items()):
+        if len(occ) < 2:
+            continue
+        if len(moments([o.mid_s for o in occ])) < 2:
+            yield _skip("occurrences too close together to be told apart as separate moments")
+            continue
+        n = S.countable(view, c)
+        if n is None:
+            yield _skip("count not trustworthy: an uncategorised sound may be this class, or it crosses the edge")
+            continue
+        cue = cue_phrase(c)
+        evidence = [e for o in occ for e in view.sound_evidence(o, "sequence")]
+        yield Draft(
+            "medium_sound_count", {"cue_class": c},
+            f"How many times do you hear {cue} in the clip?",
+            f"How many times do you hear {cue} in the clip?",
+            f"You hear {cue} exactly {{option}} times in this clip.",
+            Candidate(f"count:{n}", str(n), "answer", None, [f"sound:{r}" for o in occ for r in o.row_ids], "the key"),
+            "count", "number", evidence, True, "a count has one value",
+        )
+
+
+def gen_action_next(view: ClipView):
+    narr = view.narrations
+    if len(narr) < 2:
+        yield _skip("fewer than two labelled actions in the window")
+        return
+    counts: dict[tuple[int, int], int] = {}
+    for r in records(narr):
+        counts[view.pair(r)] = counts.get(view.pair(r), 0) + 1
+    for r in records(narr):
+        pair = view.pair(r)
+        if counts[pair] != 1:
+            continue
+        found = S.anchored_next(view, {"anchor_pair": list(pair)})
+        nxt = found[1] if found else None
+        if nxt is None:
+            yield _skip(view.next_narration(r)[1] or "no next action")
+            continue
+        if nxt.start_s - r.start_s < 1.0:
+            yield _skip("the next action starts within a second")
+            continue
+        anchor_text = action_phrase(r.narration, list(r.all_nouns), "gerund", r.verb)
+        v, n = view.pair(nxt)
+        yield Draft(
+            "medium_action_next", {"anchor_pair": list(pair)},
+            f"What is the camera wearer's next action after {anchor_text}?",
+            f"What is the camera wearer's next action after {anchor_text}?",
+            f"Right after {anchor_text}, the camera wearer's next action is {{option}}.",
+            _answer(view, f"action:{v}:{n}", [f"narration:{nxt.row_id}"]), "action", "action",
+            [view.narration_evidence(r, "context", r.start_s), view.narration_evidence(nxt, "answer", nxt.start_s)],
+            True, "one next action follows the anchor",
+            exclude={f"action:{pair[0]}:{pair[1]}"}, caveats=_unlabelled_caveat(view),
+        )
+
+
+for _s in [
+    Subtype("easy_sound_presence", "epic_sounds", ("sound",), "presence", "absent_from_clip", "sound", gen_sound_presence,
+            "which sound can be heard anywhere in the clip"),
+    Subtype("easy_sound_object", "epic_sounds", ("narration",), "presence", "absent_from_clip", "entity", gen_sound_object,
+            "which object is handled anywhere in the clip"),
+    Subtype("low_sound_object", "epic_sounds", ("sound", "narration"), "moment", "same_clip_other_moments", "entity",
+            gen_sound_object_at_cue, "which object is handled at the moment a sound is heard", variants=LEAKY_TOO),
+    Subtype("low_sound_movement", "epic_sounds", ("sound", "narration"), "moment", "same_clip_other_moments", "action",
+            gen_movement_at_cue, "what the wearer is doing at the moment a sound is heard", variants=LEAKY_TOO),
+    Subtype("medium_sound_purpose", "epic_sounds", ("sound", "narration"), "sequence", "same_clip_other_moments", "purpose",
+            gen_purpose, "what the action making a sound leads to", variants=LEAKY_TOO),
+    Subtype("medium_sound_count", "epic_sounds", ("sound",), "sequence", "other_counts", "number", gen_count,
+            "how many times a sound is heard"),
+    Subtype("medium_action_next", "epic_sounds", ("narration",), "sequence", "same_clip_other_moments", "action",
+            gen_action_next, "which action follows a given action"),
+]:
+    register(_s)

@@ -1,0 +1,183 @@
+"""HD-EPIC subtypes: activities, objects moved (object tracks) and recipe steps."""
+
+from __future__ import annotations
+
+from ...annotations.catalogue import is_placeholder_name
+from ...annotations.language import first_sentence, seconds_phrase
+from .. import solvers as S
+from ..clip_view import ClipView, records
+from ..levels import Evidence, moments
+from . import LEAKY_TOO, Draft, Subtype, _answer, _skip, register
+
+
+def _main_activity(view: ClipView):
+    labels = S.main_activities(view)
+    if len(labels) != 1:
+        return None, ("no activity covers half of the window" if not labels else "two activities cover the window")
+    label = labels.pop()
+    rows = view.activities[view.activities["label"] == label]
+    return (label, rows), ""
+
+
+def _goal_draft(view: ClipView, subtype: str, extra: list[Evidence], label: str, rows) -> Draft:
+    stand_alone = view.activities["label"].nunique() == 1
+    return Draft(
+        subtype, {}, "What activity is the camera wearer working on?",
+        "What activity is the camera wearer working on?",
+        "The camera wearer is working on this activity: {option}.",
+        _answer(view, f"activity:{label}", [f"activity:{r}" for r in rows["row_id"]]), "activity", "activity",
+        [Evidence("activity", r.row_id, float(r.start_s), float(r.stop_s), "answer", label=label) for r in records(rows)] + extra,
+        stand_alone, "one activity spans the window" if stand_alone else "several activities overlap the window",
+    )
+
+
+def gen_easy_goal(view: ClipView):
+    found, reason = _main_activity(view)
+    if not found:
+        yield _skip(reason)
+        return
+    yield _goal_draft(view, "easy_goal", [], *found)
+
+
+def gen_medium_goal(view: ClipView):
+    found, reason = _main_activity(view)
+    if not found:
+        yield _skip(reason)
+        return
+    tracks = view.tracks[view.tracks["start_s"] >= view.clip.start_s]
+    evidence = [Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "sequence", at_s=round(float(r.start_s), 3),
+                         label=str(r.object_name)) for r in records(tracks)]
+    if len(moments([e.at_s for e in evidence])) < 2:
+        yield _skip("fewer than two object movements start in the window: no action sequence")
+        return
+    yield _goal_draft(view, "medium_goal", evidence, *found)
+
+
+def gen_easy_object(view: ClipView):
+    names = sorted(n for n in view.present_objects if not is_placeholder_name(n))
+    if not names:
+        yield _skip("no named object moved in the window")
+        return
+    stand_alone = len(names) == 1
+    for name in names:
+        rows = view.tracks[view.tracks["object_name"] == name]
+        yield Draft(
+            "easy_object", {}, "Which of these objects does the camera wearer move during the clip?",
+            "Which object does the camera wearer move during the clip?",
+            "During this clip, the camera wearer moves the {option}.",
+            _answer(view, f"object:{name}", [f"object_track:{r}" for r in rows["row_id"]]), "object", "entity",
+            [Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "occurrence", label=f"{name} (raw: {r.raw_name})")
+             for r in records(rows)],
+            stand_alone, "one object moved in the window" if stand_alone else "several objects are moved in the window",
+        )
+
+
+def gen_object_moment(view: ClipView):
+    clip = view.clip
+    tracks = view.tracks
+    if not len(tracks):
+        yield _skip("no object moved in the window")
+        return
+    used: set[int] = set()
+    for r in records(tracks):
+        mid = (max(r.start_s, clip.start_s) + min(r.stop_s, clip.end_s)) / 2
+        offset = int(round(mid - clip.start_s))
+        if offset < 3 or offset > clip.duration_s - 3 or offset in used:
+            continue
+        names = S.objects_at(view, clip.start_s + offset)
+        if is_placeholder_name(r.object_name):
+            yield _skip("the object moved has no name (placeholder track name)")
+            continue
+        if names != {r.object_name}:
+            yield _skip("more than one object moves around the cued time")
+            continue
+        used.add(offset)
+        when = seconds_phrase(offset)
+        yield Draft(
+            "low_object_moment", {"offset_s": offset},
+            f"About {when} into the clip, which object is the camera wearer moving?",
+            f"About {when} into the clip, which object is the camera wearer moving?",
+            f"About {when} into the clip, the camera wearer is moving the {{option}}.",
+            _answer(view, f"object:{r.object_name}", [f"object_track:{r.row_id}"]), "object", "entity",
+            [Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "answer", at_s=float(clip.start_s + offset),
+                      label=f"{r.object_name} (raw: {r.raw_name})")],
+            True, "exactly one object moves at the cued time",
+            exclude={f"object:{n}" for n in names},
+        )
+
+
+def gen_object_order(view: ClipView):
+    names = sorted(n for n in view.present_objects if not is_placeholder_name(n))
+    if len(names) < 2:
+        yield _skip("fewer than two objects moved in the window")
+        return
+    for anchor in names:
+        found = S.next_object(view, anchor)
+        if not found:
+            continue
+        a, b = found
+        if is_placeholder_name(b["object_name"]):
+            yield _skip("the next object has no name (placeholder track name)")
+            continue
+        if b["start_s"] - a["start_s"] < 1.0:
+            yield _skip("the next movement starts within a second of the anchor")
+            continue
+        yield Draft(
+            "medium_object_order", {"anchor": anchor},
+            f"Right after moving the {anchor}, which object does the camera wearer move next?",
+            f"Right after moving the {anchor}, which object does the camera wearer move next?",
+            f"Right after moving the {anchor}, the camera wearer next moves the {{option}}.",
+            _answer(view, f"object:{b['object_name']}", [f"object_track:{b['row_id']}"]), "object", "entity",
+            [Evidence("object_track", a["row_id"], float(a["start_s"]), float(a["stop_s"]), "context", at_s=float(a["start_s"]), label=anchor),
+             Evidence("object_track", b["row_id"], float(b["start_s"]), float(b["stop_s"]), "answer", at_s=float(b["start_s"]),
+                      label=str(b["object_name"]))],
+            True, "one object is moved next",
+            exclude={f"object:{anchor}"},
+        )
+
+
+def gen_next_step(view: ClipView):
+    steps = view.recipe_steps
+    if not len(steps):
+        yield _skip("no recipe step in the window")
+        return
+    for recipe_key in sorted(set(steps.loc[steps["in_window"].astype(bool), "recipe_key"])):
+        found = S.next_step(view, recipe_key)
+        if not found:
+            yield _skip("no step after the current one starts after the window")
+            continue
+        current, nxt = found
+        clip = view.clip
+        mid = (max(current["start_s"], clip.start_s) + min(current["stop_s"], clip.end_s)) / 2
+        provenance = [
+            Evidence("recipe_step", current["row_id"], float(current["start_s"]), float(current["stop_s"]), "answer", at_s=round(float(mid), 3),
+                     in_window=True, label=first_sentence(current["label"])),
+            Evidence("recipe_step", nxt["row_id"], float(nxt["start_s"]), float(nxt["stop_s"]), "recipe", at_s=float(nxt["start_s"]),
+                     in_window=False, label=first_sentence(nxt["label"])),
+        ]
+        yield Draft(
+            "hard_next_step", {"recipe_key": recipe_key},
+            "Which step of the recipe does the camera wearer carry out next, after this clip?",
+            "Which step of the recipe does the camera wearer carry out next, after this clip?",
+            "After this clip, the next recipe step the camera wearer carries out is: {option}.",
+            _answer(view, f"step:{nxt['step_id']}", [f"recipe_step:{nxt['row_id']}"]), "step", "recipe_step",
+            provenance, False, "a recipe step has no single short wording: options are needed",
+            exclude={f"step:{current['step_id']}"},
+        )
+
+
+for _s in [
+    Subtype("easy_goal", "hd_epic", ("activity", "object_track"), "presence", "absent_from_clip", "activity", gen_easy_goal,
+            "the activity; wrong options share no object with the clip"),
+    Subtype("medium_goal", "hd_epic", ("activity", "object_track"), "sequence", "shares_objects", "activity", gen_medium_goal,
+            "the activity; wrong options share objects, so the action sequence decides"),
+    Subtype("easy_object", "hd_epic", ("object_track",), "presence", "absent_from_clip", "entity", gen_easy_object,
+            "which object is moved anywhere in the clip"),
+    Subtype("low_object_moment", "hd_epic", ("object_track",), "moment", "same_clip_other_moments", "entity", gen_object_moment,
+            "which object is moved at a given time", variants=LEAKY_TOO),
+    Subtype("medium_object_order", "hd_epic", ("object_track",), "sequence", "same_clip_other_moments", "entity", gen_object_order,
+            "which object is moved right after another"),
+    Subtype("hard_next_step", "hd_epic", ("recipe_step",), "beyond", "same_recipe_other_steps", "recipe_step", gen_next_step,
+            "which recipe step comes next (task knowledge beyond the window)"),
+]:
+    register(_s)
