@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
-from ..warehouse import TableStore, ensure_view, read_parquet, write_parquet
+from ..warehouse import TableStore, read_parquet, write_parquet
 
 
 def _paths(root: str) -> Paths:
@@ -39,7 +39,7 @@ class ProjectResource(dg.ConfigurableResource):
 
 
 class TableIOManager(dg.ConfigurableIOManager):
-    """DataFrames to ``data/assets/<asset>[/<clip>].parquet`` (atomic), exposed as warehouse views.
+    """DataFrames to ``data/assets/<asset>[/<clip>].parquet`` (atomic); the ``warehouse`` asset makes their views.
 
     Outputs are written atomically and only when the step yields them (blocking checks run before), so a
     failed run leaves the last good materialization in place. Loading a partitioned asset into an
@@ -64,8 +64,7 @@ class TableIOManager(dg.ConfigurableIOManager):
         partition = context.partition_key if context.has_asset_partitions else None
         path = self._path(name, partition)
         if isinstance(obj, pd.DataFrame):
-            write_parquet(obj, path)
-            ensure_view(self.paths.warehouse, name, path.parent if partition else path)
+            write_parquet(obj, path)  # the warehouse view is the `warehouse` asset's (the one writer)
         else:
             path = self.store.object_path(name)
             path.parent.mkdir(parents=True, exist_ok=True)
