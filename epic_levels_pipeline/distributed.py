@@ -4,10 +4,11 @@ The deployment profile is ``deploy/distributed/`` (README, "Running on several m
 the two pieces the profile needs from the project:
 
 - ``CeleryWorkerRunLauncher``: dagster-celery's ``CeleryRunLauncher`` whose worker health check also asks the
-  worker holding the run's task whether it is alive. A Celery task whose worker died (machine lost, process
+  worker holding the run's task whether it is alive (and whose resume task is called with its own argument). A Celery task whose worker died (machine lost, process
   killed) stays ``STARTED`` in the result backend for ever, which the stock check reports as running; here a
   worker that does not answer a ping makes the run's worker ``FAILED``, so the daemon's run monitoring resumes
-  the run on another worker (``run_monitoring.max_resume_run_attempts``).
+  the run on another worker (``run_monitoring.max_resume_run_attempts``). A resume task still waiting in the
+  queue (``PENDING``: every live worker busy) counts as running, not as another lost worker.
 - ``run_distributed``: what ``epic-levels run`` does, through the instance's queue instead of in-process: one
   run for the annotation tables, one run per clip, then one run for the cross-clip tables and the warehouse
   writer; each waits for the one before (the per-clip runs go out together and spread over the workers).
@@ -43,6 +44,20 @@ class CeleryWorkerRunLauncher(CeleryRunLauncher):
         super().__init__(default_queue=default_queue, broker=broker, backend=backend, include=include,
                          config_source={**WORKER_TRACKING, **(config_source or {})}, inst_data=inst_data)
 
+    def resume_run(self, context) -> None:
+        """Send the run's resume task to the queue. (dagster-celery 0.29.27's own ``resume_run`` calls the resume
+        task with the execute task's argument name, ``execute_job_args_packed``, and the task refuses it.)"""
+        from dagster._grpc.types import ResumeRunArgs
+        from dagster._serdes import pack_value
+        from dagster_celery.config import TASK_RESUME_JOB_NAME
+        from dagster_celery.tasks import create_resume_job_task
+
+        run = context.dagster_run
+        args = ResumeRunArgs(job_origin=run.job_code_origin, run_id=run.run_id, instance_ref=self._instance.get_ref(),
+                             set_exit_code_on_failure=True)
+        signature = create_resume_job_task(self.celery).si(resume_job_args_packed=pack_value(args))
+        self._launch_celery_task_run(run=run, task_signature=signature, routing_key=TASK_RESUME_JOB_NAME)
+
     def worker_of(self, run: dg.DagsterRun) -> str | None:
         """The hostname of the Celery worker that holds the run's task (None when no worker has started it)."""
         task_id = run.tags.get(DAGSTER_CELERY_TASK_ID_TAG)
@@ -60,10 +75,17 @@ class CeleryWorkerRunLauncher(CeleryRunLauncher):
                 return True
         return False
 
+    def any_worker_alive(self) -> bool:
+        return any(self.celery.control.ping(timeout=PING_TIMEOUT_S) or [] for _ in range(PING_ATTEMPTS))
+
     def check_run_worker_health(self, run: dg.DagsterRun):
         from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
 
         health = super().check_run_worker_health(run)
+        task = self.celery.AsyncResult(run.tags.get(DAGSTER_CELERY_TASK_ID_TAG, ""))
+        if health.status == WorkerStatus.UNKNOWN and task.state == "PENDING" and self.any_worker_alive():
+            # a resume task waiting in the queue for a free worker (every worker busy with another run)
+            return CheckRunHealthResult(WorkerStatus.RUNNING, "task queued: waiting for a free worker")
         if health.status != WorkerStatus.RUNNING:
             return health
         hostname = self.worker_of(run)
