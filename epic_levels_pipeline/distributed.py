@@ -104,8 +104,7 @@ TERMINAL = {dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.Dagster
 def workspace(instance: dg.DagsterInstance, workspace_file: Path) -> Iterator:
     """The code location as the daemon and the webserver load it (``workspace.yaml``)."""
     from dagster import __version__
-    from dagster._cli.workspace.cli_target import get_workspace_from_cli_opts
-    from dagster_shared.cli import WorkspaceOpts
+    from dagster._cli.workspace.cli_target import WorkspaceOpts, get_workspace_from_cli_opts
 
     with get_workspace_from_cli_opts(instance, version=__version__,
                                      workspace_opts=WorkspaceOpts(workspace=(str(workspace_file),))) as context:

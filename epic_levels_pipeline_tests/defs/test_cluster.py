@@ -1,7 +1,7 @@
 """A real local cluster on the ``deploy/distributed/`` profile: redis-server, PostgreSQL, two Celery workers and
 the Dagster daemon on 127.0.0.1 (``fakes/cluster.py``; skips, saying why, where they cannot be started).
 
-Two clips (one per dataset)' runs go through the queue: every run succeeds, both workers run some, and the warehouse equals a
+Two clips' runs (one clip per dataset) go through the queue: every run succeeds, both workers run some, and the warehouse equals a
 single-process run's (same digest of questions, verdicts and scores). Then one worker is SIGKILLed in the
 middle of a run: the daemon's run monitoring notices (the launcher pings the worker holding the run), resumes
 the run on the other worker, and no response row is lost or duplicated.

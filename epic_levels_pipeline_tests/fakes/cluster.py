@@ -56,7 +56,7 @@ class LocalCluster:
 
     @staticmethod
     def unavailable() -> str | None:
-        if not shutil.which("redis-server"):
+        if not (shutil.which("redis-server") and shutil.which("redis-cli")):
             return "redis-server is not installed (Debian: apt-get install redis-server; .ci/run does this)"
         if not (PG_BIN / "postgres").exists():
             return f"PostgreSQL 15 is not installed ({PG_BIN}/postgres missing)"
@@ -86,14 +86,10 @@ class LocalCluster:
         raise RuntimeError(f"{what} did not come up within {timeout:.0f} s")
 
     def start(self) -> "LocalCluster":
-        import psycopg2
-        import redis
-
         redis_port, pg_port = free_port(), free_port()
         self._start("redis", ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
                               "--appendonly", "no", "--dir", str(self.tmp)])
-        client = redis.Redis(host="127.0.0.1", port=redis_port)
-        self._wait("redis-server", lambda: _quiet(client.ping))
+        self._wait("redis-server", lambda: _ready(["redis-cli", "-h", "127.0.0.1", "-p", str(redis_port), "ping"]))
 
         user = _pg_user() or ""
         pgdata = self.tmp / "pg"
@@ -110,7 +106,7 @@ class LocalCluster:
                                  "-k", str(pgdata), "-c", "fsync=off", "-c", "max_connections=200"],
                     user=user, cwd=self.tmp)
         url = f"postgresql+psycopg2://postgres@127.0.0.1:{pg_port}/postgres"
-        self._wait("PostgreSQL", lambda: _quiet(lambda: psycopg2.connect(url.replace("+psycopg2", "")).close()))
+        self._wait("PostgreSQL", lambda: _ready([str(PG_BIN / "pg_isready"), "-h", "127.0.0.1", "-p", str(pg_port)]))
 
         home = self.tmp / "dagster_home"
         home.mkdir()
@@ -199,6 +195,10 @@ class LocalCluster:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def _ready(cmd: list[str]) -> bool:
+    return subprocess.run(cmd, capture_output=True).returncode == 0
 
 
 def _quiet(fn):
