@@ -91,7 +91,6 @@ from .providers import ProviderIdentity, identify, resolve_api_key, with_identit
 VIDEO_ROUTES = ("video_url", "file_url", "frames", "none")
 AUDIO_ROUTES = ("input_audio", "use_audio_in_video", "none")
 RETRYABLE_HTTP = frozenset({408, 429})
-_MEMO_ENTRIES = 16
 
 
 @dataclass(frozen=True)
@@ -111,7 +110,9 @@ class OpenAICompatSettings:
     routes). ``max_tokens_field`` is the request field that bounds the reply: ``max_tokens`` (vLLM,
     SGLang) or ``max_completion_tokens`` (OpenAI's newer models). ``work_dir`` holds windows cut
     for the ``file_url`` route (default: a temporary directory of the process); a ``file_url``
-    server must be allowed to read it. ``timeout_s`` bounds each HTTP request."""
+    server must be allowed to read it. ``timeout_s`` bounds each HTTP request.
+    ``media_memo_entries`` bounds the media prepared and kept for reuse (one entry is one file's
+    base64 video, frames or wav; a clip and its silenced copy under two routes take four)."""
 
     temperature: float = 0.0
     max_output_tokens: int = 256
@@ -125,6 +126,7 @@ class OpenAICompatSettings:
     audio_sample_rate: int = 16000
     timeout_s: float = 120
     work_dir: str | None = None
+    media_memo_entries: int = 16
 
     def __post_init__(self) -> None:
         check_routes(self.video_route, self.audio_route, self.frames_fps, self.max_frames)
@@ -418,6 +420,22 @@ class OpenAICompatCaller:
         if state is not None:
             await state.client.close()
 
+    async def served_models(self) -> list[str]:
+        """The model ids the server lists at ``/v1/models`` — to check, before a run, that the
+        model asked for is the one served (vLLM and SGLang serve one model under the name given
+        to ``--served-model-name``). Raises RetryableError for transient failures and
+        ValueError (with the server's message) for others."""
+        try:
+            page = await self._client().models.list()
+        except openai.APIStatusError as exc:
+            message = self._scrub(f"HTTP {exc.status_code}: {_status_message(exc)}")
+            if exc.status_code in RETRYABLE_HTTP or exc.status_code >= 500:
+                raise RetryableError(message, status=int(exc.status_code)) from None
+            raise ValueError(f"listing models at {self.identity.endpoint}: {message}") from None
+        except openai.APIConnectionError as exc:
+            raise RetryableError(f"{type(exc).__name__}: {exc}", status=0) from None
+        return [m.id for m in page.data]
+
     def _scrub(self, text: str) -> str:
         """``text`` with the API key (if a real one) replaced by ``***``."""
         key = self._api_key
@@ -442,7 +460,7 @@ class OpenAICompatCaller:
             value = compute()
             with self._memo_lock:
                 self._memo[key] = value
-                while len(self._memo) > _MEMO_ENTRIES:
+                while len(self._memo) > max(1, self.settings.media_memo_entries):
                     self._memo.popitem(last=False)
                 self._key_locks.pop(key, None)
             return value
@@ -452,8 +470,9 @@ class OpenAICompatCaller:
         if start is None and end is None:
             return path
         s, e = _window(path, start, end)
-        if self._work_dir is None:
-            self._work_dir = tempfile.mkdtemp(prefix="epic-levels-windows-")
+        with self._memo_lock:
+            if self._work_dir is None:
+                self._work_dir = tempfile.mkdtemp(prefix="epic-levels-windows-")
         st = os.stat(path)
         out = Path(self._work_dir) / f"{Path(path).stem}.{st.st_size}.{st.st_mtime_ns}.{s:.3f}-{e:.3f}.mp4"
         if not out.is_file():

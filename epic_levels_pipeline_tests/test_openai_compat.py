@@ -348,6 +348,16 @@ def test_malformed_bodies_are_error_rows_not_retried(kind):
     assert res.status == "error" and "malformed response" in res.error and res.attempts == 1
 
 
+def test_served_models_lists_what_the_server_serves():
+    with OpenAITestServer(models=("Qwen/Qwen2.5-Omni-7B",), api_key=CANARY) as server:
+        caller = caller_for(server, "vllm/Qwen/Qwen2.5-Omni-7B")
+        assert asyncio.run(caller.served_models()) == ["Qwen/Qwen2.5-Omni-7B"]
+        assert server.model_lists == 1
+        wrong = OpenAICompatCaller(caller.identity, caller.settings, api_key="sk-wrong-key-1")
+        with pytest.raises(ValueError, match="HTTP 401"):
+            asyncio.run(wrong.served_models())
+
+
 def test_other_http_errors_are_error_rows_with_the_servers_message():
     with OpenAITestServer(models=("served-model",), strict_models=True) as server:
         caller = caller_for(server, "vllm/not-served")
