@@ -445,3 +445,34 @@ def test_api_key_reaches_the_server_but_no_log_or_result(tmp_path, clips, monkey
     for res in [*results, denied]:
         assert CANARY not in json.dumps(dataclasses.asdict(res))
     assert CANARY not in (tmp_path / "calls.sqlite").read_bytes().decode("latin-1")
+
+
+# -- the existing runner and responses stage drive the provider unchanged -----------------------------
+
+def test_model_responses_drive_the_provider_for_every_condition_and_rerun_makes_no_calls(tmp_path, clips):
+    import pandas as pd
+
+    from epic_levels_pipeline.clips import Clip
+    from epic_levels_pipeline.media import sha256_file
+    from epic_levels_pipeline.responses import ClipMediaInfo, ModelRun, model_responses
+
+    clip = Clip("epic_sounds", "P09_08", 45.0, 75.0)
+    items = pd.DataFrame([{"item_id": f"i{n}", "question_id": f"q{n}", "clip_key": clip.key, "dataset": clip.dataset,
+                           "level": "L2", "subtype": "moment_object", "distractor_strategy": "same_clip",
+                           "format": "mcq", "base_format": "mcq", "prompt": f"[{n}] What is handled?"}
+                          for n in range(2)])
+    media = ClipMediaInfo("ready", "", str(clips["clip"]), str(clips["silenced"]), sha256_file(clips["clip"]),
+                          sha256_file(clips["silenced"]))
+    with OpenAITestServer(api_key=CANARY) as server:
+        cache = CallCache(tmp_path / "calls.sqlite")
+        caller = caller_for(server, video_route="frames")
+        run = ModelRun("vllm", caller.identity.model, caller, cache, rpm=100000, concurrency=4,
+                       settings=caller.generation_settings())
+        rows, stats = model_responses(clip, items, media, run)
+        assert len(rows) == 6 and (rows["status"] == "ok").all() and stats.calls_made == server.chat_calls == 6
+        kinds = sorted(sorted({p["type"] for p in message_parts(b)}) for b in server.chat_bodies())
+        assert kinds == [["image_url", "input_audio", "text"]] * 4 + [["text"]] * 2  # clip, silenced; no_clip
+        again, stats2 = model_responses(clip, items, media, run)
+        assert server.chat_calls == 6 and stats2.calls_made == 0 and again["cached"].all()
+        assert CANARY not in rows.to_json() and CANARY not in json.dumps(server.requests)
+        cache.close()
