@@ -185,8 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_report)
 
     p = sub.add_parser("estimate", help="print the calls, tokens and cost a run with models would spend, before spending them")
-    p.add_argument("--models", default="gemini-2.5-flash", help="comma-separated Gemini model names")
-    p.add_argument("--price", action="append", help="MODEL=IN,OUT dollars per 1M input/output tokens (repeatable)")
+    p.add_argument("--models", default="gemini/gemini-2.5-flash", help="comma-separated PROVIDER/MODEL names")
+    p.add_argument("--price", action="append", help="MODEL=IN,OUT[,AUDIO_IN] dollars per 1M input/output tokens "
+                   "(repeatable; overrides the documented prices assumed)")
     p.set_defaults(fn=cmd_estimate)
 
     p = sub.add_parser("import-mcq", help="convert HD-EPIC's VQA benchmark files through the format steps")
