@@ -16,6 +16,7 @@ from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.warehouse import query
 
 from ..fakes.openai_server import OpenAITestServer, default_reply, prompt_text
+from .test_model_pipeline import scripted_answer
 
 pytestmark = pytest.mark.slow
 
@@ -28,16 +29,7 @@ JUDGE = "You check what a short answer means"
 def reply(body: dict) -> str:
     if "response_format" in body:  # the judge: structured output satisfying the schema
         return default_reply(body)
-    text = prompt_text(body)
-    if "Answer: <yes/no>" in text:
-        return "Answer: yes"
-    if "Answer: <letter>" in text:
-        return "Answer: A"
-    if "Answer: <letters" in text:
-        return "Answer: A, C"
-    if "A: <true/false>" in text:
-        return "A: true\nB: false\nC: false\nD: false"
-    return "Answer: the blueberries"
+    return scripted_answer(prompt_text(body))
 
 
 def files_holding(root: Path, secret: bytes) -> list[str]:

@@ -35,8 +35,9 @@ import random
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
+
+from .local_server import JsonHandler, LocalServer, QuietServer
 
 PART_TOKENS = {"image_url": 85, "video_url": 1000, "input_audio": 200}
 
@@ -108,50 +109,33 @@ def default_reply(body: dict) -> str:
     return "echo: " + prompt_text(body)[:60]
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+class _Server(QuietServer):
     owner: "OpenAITestServer"
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(JsonHandler):
     server: _Server
 
-    def log_message(self, format, *args):  # noqa: A002 - signature fixed by the base class
-        pass
-
     def _send(self, code: int, payload, headers: dict | None = None, raw: bytes | None = None) -> None:
-        data = raw if raw is not None else json.dumps(payload).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
+        self._write(code, raw if raw is not None else json.dumps(payload).encode(), headers)
 
     def _error(self, code: int, message: str, kind: str, headers: dict | None = None) -> None:
         self._send(code, {"error": {"message": message, "type": kind, "code": code}}, headers)
 
     def _dispatch(self, method: str) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
+        raw = self._body()
         try:
             self.server.owner._route(self, method, self.path.split("?", 1)[0], raw)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
-    def do_GET(self):  # noqa: N802 - http.server naming
-        self._dispatch("GET")
 
-    def do_POST(self):  # noqa: N802
-        self._dispatch("POST")
-
-
-class OpenAITestServer:
+class OpenAITestServer(LocalServer):
     """See the module docstring. Start with :meth:`start` or ``with OpenAITestServer(...) as s:``."""
+
+    thread_name = "openai-test-server"
+    server_class = _Server
+    handler = _Handler
 
     def __init__(
         self,
@@ -182,7 +166,6 @@ class OpenAITestServer:
         self.cached_tokens = cached_tokens
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
-        self._httpd: _Server | None = None
         self._tokens_seen: set[str] = set()
         self.requests: list[dict] = []
         self.chat_calls = 0
@@ -192,32 +175,7 @@ class OpenAITestServer:
         self.rejected = 0
         self.model_lists = 0
 
-    # -- lifecycle --------------------------------------------------------------------------------
-
-    def start(self) -> "OpenAITestServer":
-        httpd = _Server(("127.0.0.1", 0), _Handler)
-        httpd.owner = self
-        self._httpd = httpd
-        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                         name="openai-test-server", daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> "OpenAITestServer":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "server not started"
-        return self._httpd.server_address[1]
+    # -- lifecycle (start, stop, port: LocalServer) -----------------------------------------------
 
     @property
     def base_url(self) -> str:
