@@ -414,7 +414,8 @@ def _pair_rows(frame: pd.DataFrame, with_condition: bool) -> pd.DataFrame:
             "A vs B": f"{r.a} vs {r.b}", "pairs": fmt(r.n_pairs), "both right": fmt(r.both),
             "only A": fmt(r.only_a), "only B": fmt(r.only_b), "neither": fmt(r.neither),
             "acc A": fmt(r.accuracy_a), "acc B": fmt(r.accuracy_b),
-            "diff A−B [95 %]": fmt_interval(r.diff, r.diff_ci_low, r.diff_ci_high), "McNemar p (clip-clustered)": fmt_p(r.mcnemar_p),
+            "diff A−B [95 %]": fmt_interval(r.diff, r.diff_ci_low, r.diff_ci_high),
+            "McNemar p (clip-clustered)": fmt_p(r.mcnemar_p),
         })
         rows.append(row)
     return pd.DataFrame(rows)

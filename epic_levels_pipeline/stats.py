@@ -8,7 +8,7 @@ Decisions:
   they are not independent; resampling clips (clusters) with replacement, then taking every row of each
   drawn clip, keeps that dependence. A single clip has nothing to resample between, so its interval comes
   from resampling its rows (say so when reporting it).
-- **Chance-corrected intervals** (:func:`chance_corrected_bootstrap`): when every row has the same chance,
+- **Chance-corrected intervals** (:func:`score_intervals`): when every row has the same chance,
   the interval is the accuracy interval transformed (:func:`chance_corrected_interval`; for a fixed
   ``chance < 1`` the transform is increasing, so percentiles map onto percentiles). When rows of different
   chance are pooled (formats pooled, ``'*'`` roll-ups), the mean chance itself depends on which clips were

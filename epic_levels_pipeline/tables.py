@@ -106,7 +106,8 @@ def _pair_row(base: dict, a_name: str, b_name: str, merged: pd.DataFrame, n_boot
     ch_a, ch_b = merged["chance_a"].mean(), merged["chance_b"].mean()
     return {**base, "a": a_name, "b": b_name, "n_pairs": summary["n_pairs"], "both": summary["both"],
             "only_a": summary["only_a"], "only_b": summary["only_b"], "neither": summary["neither"],
-            "mcnemar_p": summary["mcnemar_p"], "mcnemar_p_unclustered": summary["mcnemar_p_unclustered"], "diff": summary["diff"], "diff_ci_low": summary["diff_ci_low"],
+            "mcnemar_p": summary["mcnemar_p"], "mcnemar_p_unclustered": summary["mcnemar_p_unclustered"],
+            "diff": summary["diff"], "diff_ci_low": summary["diff_ci_low"],
             "diff_ci_high": summary["diff_ci_high"], "accuracy_a": summary["accuracy_a"], "accuracy_b": summary["accuracy_b"],
             "chance_corrected_a": chance_corrected(summary["accuracy_a"], ch_a),
             "chance_corrected_b": chance_corrected(summary["accuracy_b"], ch_b)}
