@@ -89,11 +89,13 @@ def _movement_at_cue(view: ClipView, params: dict, candidates: list[str]) -> lis
 
 
 def next_after_cue(view: ClipView, params: dict):
+    """(the cued action, what it leads to): the next different action that involves an object of the
+    cued action ("take glass" → "pour water into glass"); None for the second when there is none."""
     at = _at_cue(view, params)
     if at is None or not len(at):
         return None
     anchor = records(at.head(1))[0]
-    nxt, _ = view.next_narration(anchor)
+    nxt, _ = view.next_narration(anchor, shares_object=True)
     return anchor, nxt
 
 
