@@ -170,8 +170,9 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     draw says how many of the three are more frequent than the key (0–3, uniformly) and the rest are less
     frequent, so the key's frequency rank among the options is uniform and a prior that picks the most or
     the least frequent option is at chance. When the drawn rank cannot be filled from the strategy's own
-    pool, another rank is tried in a seeded order (not for ``absent_from_clip``, whose pool is the whole
-    catalogue: there a rank it cannot fill means the key sits at the corpus's extreme); when none can, no option set is drawn (``shortfall``
+    pool, another rank is tried in a seeded order; when none can, or (``absent_from_clip``, whose pool is
+    the whole catalogue) when not every rank could be filled — the key is among the three most or least
+    frequent of its kind, and keeping only its lucky draws would favour the prior — no option set is drawn (``shortfall``
     says why; the question is dropped with that reason).
     Kinds without a corpus frequency (counts, recipe steps) and ``rule="uniform"`` draw uniformly.
     Only the candidates kept are rendered: absent-from-clip pools hold thousands of entities."""
@@ -207,7 +208,13 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         # drawn rank (``drawn`` distractors more frequent, the rest less), then the other ranks in a seeded order.
         # Absent-from-clip pools hold the whole catalogue: a rank they cannot fill means the key is at the
         # corpus's extreme, and another rank would hand the prior the key. Only the clip's own pools retry.
-        others = [] if strategy == "absent_from_clip" else [k for k in range(N_DISTRACTORS + 1) if k != drawn]
+        others = [k for k in range(N_DISTRACTORS + 1) if k != drawn]
+        if strategy == "absent_from_clip" and len(sides["equal"]) < N_DISTRACTORS and (
+                len(sides["higher"]) < N_DISTRACTORS or len(sides["lower"]) < N_DISTRACTORS):
+            # Kept only if every rank could be drawn: dropping just the unlucky draws would keep the
+            # corpus's most frequent keys exactly when they come out on top.
+            return Drawn([], len(raw), "the key is among the three most or least frequent of its kind: "
+                                       "no frequency-matched options")
         if rng is not None:
             rng.shuffle(others)
         designs = [{"equal": N_DISTRACTORS}] + [{"higher": k, "lower": N_DISTRACTORS - k} for k in [drawn] + others]
