@@ -102,7 +102,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 if kept >= config.max_per_subtype:
                     drops[f"{name}: over the per-clip cap of {config.max_per_subtype}"] += 1
                     continue
-                reason = outside_window(draft.provenance, clip)
+                reason = outside_window(draft.provenance, clip) or _scope_mismatch(draft, subtype)
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
@@ -116,6 +116,13 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
     qframe = pd.DataFrame(questions, columns=QUESTION_COLUMNS)
     pframe = pd.DataFrame(pool_rows, columns=POOL_COLUMNS)
     return Bank(qframe, pframe, drops)
+
+
+def _scope_mismatch(draft: Draft, subtype) -> str:
+    """Each row is read at an instant inside it; when those instants no longer fall on the moments the
+    subtype asks about (a cue and a narration that overlap only at an edge), the draft is not asked."""
+    derived = derive_scope(draft.provenance)
+    return "" if derived == subtype.scope else f"its rows, read inside their spans, give {derived} evidence, not {subtype.scope}"
 
 
 def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig):

@@ -52,14 +52,16 @@ def outside_window(evidence: list[Evidence], clip) -> str:
     """Why a draft's context or answer rows are not fair to ask about in this window ("" when they are).
 
     Each context and answer row read at a moment (sounds, narrations, object tracks) must lie inside the
-    window for at least half its length, and for at least :data:`MIN_INSIDE_S` (a row shorter than that:
-    all of it). Activities and recipe steps describe tasks that outlast any window and are exempt."""
+    window for at least half its length (a row longer than the window: for at least half the window), and
+    for at least :data:`MIN_INSIDE_S` (a row shorter than that: all of it). Activities and recipe steps
+    describe tasks that outlast any window and are exempt."""
     for e in evidence:
         if e.role not in ("context", "answer") or e.stream in TASK_STREAMS or not e.in_window:
             continue
         length = max(e.stop_s - e.start_s, 0.0)
         inside = min(e.stop_s, clip.end_s) - max(e.start_s, clip.start_s)
-        if inside < min(MIN_INSIDE_S, length) - 1e-9 or inside < length / 2 - 1e-9:
+        half = min(length, clip.end_s - clip.start_s) / 2
+        if inside < min(MIN_INSIDE_S, length) - 1e-9 or inside < half - 1e-9:
             return f"the {e.role} row {e.stream}:{e.row_id} lies mostly outside the window ({max(inside, 0):.2f} of {length:.2f} s inside)"
     return ""
 
