@@ -11,7 +11,7 @@ For every registered subtype of the clip's dataset and every configured distract
    is, and it is the intended answer; otherwise it is dropped and the reason counted.
 
 Before drawing, a draft whose context or answer rows lie mostly outside the window is dropped
-(:func:`levels.outside_window`). Each question records its options' corpus frequencies
+(:func:`levels.outside_window`), and every row is read at an instant inside it. Each question records its options' corpus frequencies
 (``option_frequency``: what a text-only prior sees; :mod:`.options`).
 
 The presence oracle (knows which entities occur anywhere in the clip, not when) is applied to every kept
@@ -56,11 +56,7 @@ def question_id(clip: Clip, draft: Draft, strategy: str) -> str:
 
 
 def presence_choice(present: list[bool | None]) -> tuple[int | None, str]:
-    """Before drawing, a draft whose context or answer rows lie mostly outside the window is dropped
-(:func:`levels.outside_window`). Each question records its options' corpus frequencies
-(``option_frequency``: what a text-only prior sees; :mod:`.options`).
-
-The presence oracle's pick: the only present option, else the only absent one, else none."""
+    """The presence oracle's pick: the only present option, else the only absent one, else none."""
     if any(p is None for p in present):
         return None, "cannot tell"
     if sum(present) == 1:
@@ -102,7 +98,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 if kept >= config.max_per_subtype:
                     drops[f"{name}: over the per-clip cap of {config.max_per_subtype}"] += 1
                     continue
-                reason = outside_window(draft.provenance, clip) or _scope_mismatch(draft, subtype)
+                reason = outside_window(draft.provenance, clip) or _read_inside(draft, subtype)
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
@@ -118,11 +114,17 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
     return Bank(qframe, pframe, drops)
 
 
-def _scope_mismatch(draft: Draft, subtype) -> str:
-    """Each row is read at an instant inside it; when those instants no longer fall on the moments the
-    subtype asks about (a cue and a narration that overlap only at an edge), the draft is not asked."""
-    derived = derive_scope(draft.provenance)
-    return "" if derived == subtype.scope else f"its rows, read inside their spans, give {derived} evidence, not {subtype.scope}"
+def _read_inside(draft: Draft, subtype) -> str:
+    """Every row is read at an instant inside it (``at_s`` moved into the row). When that moves the
+    instants off the moments the subtype asks about (a cue and a narration that overlap only at an edge),
+    the draft is not asked. A subtype whose evidence does not match its scope anyway is left to the
+    blocking ``level_matches_provenance`` check."""
+    inside = [e.read_inside() for e in draft.provenance]
+    derived = derive_scope(inside)
+    if derive_scope(draft.provenance) == subtype.scope != derived:
+        return f"its rows, read inside their spans, give {derived} evidence, not {subtype.scope}"
+    draft.provenance = inside
+    return ""
 
 
 def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig):

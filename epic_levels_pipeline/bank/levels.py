@@ -16,7 +16,7 @@ the ``level matches provenance`` check compares the two for every generated ques
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 SCOPES = ("presence", "moment", "sequence", "beyond")
 LEVEL_OF_SCOPE = {"presence": "L1", "moment": "L2", "sequence": "L3", "beyond": "L4"}
@@ -35,10 +35,11 @@ class Evidence:
     in_window: bool = True
     label: str = ""
 
-    def __post_init__(self):
-        # The instant a row is read at lies inside that row.
-        if self.at_s is not None and not self.start_s <= self.at_s <= self.stop_s:
-            object.__setattr__(self, "at_s", round(min(max(float(self.at_s), self.start_s), self.stop_s), 3))
+    def read_inside(self) -> "Evidence":
+        """The same row read at an instant inside it (``at_s`` moved to the nearest end of the row)."""
+        if self.at_s is None or self.start_s <= self.at_s <= self.stop_s:
+            return self
+        return replace(self, at_s=round(min(max(float(self.at_s), self.start_s), self.stop_s), 3))
 
     def to_dict(self) -> dict:
         return asdict(self)
