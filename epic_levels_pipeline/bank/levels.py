@@ -39,7 +39,7 @@ class Evidence:
         """The same row read at an instant inside it (``at_s`` moved to the nearest end of the row)."""
         if self.at_s is None or self.start_s <= self.at_s <= self.stop_s:
             return self
-        return replace(self, at_s=round(min(max(float(self.at_s), self.start_s), self.stop_s), 3))
+        return replace(self, at_s=min(max(float(self.at_s), self.start_s), self.stop_s))
 
     def to_dict(self) -> dict:
         return asdict(self)
