@@ -292,28 +292,34 @@ async def run_calls(
     return final, stats
 
 
-def run_calls_sync(requests: Sequence[CallRequest], call: Call, cache: "CallCache | None",
-                   **kwargs) -> tuple[list[CallResult], CallStats]:
-    """Blocking :func:`run_calls`. Uses ``asyncio.run`` when no loop runs in this thread; inside a
-    running loop (e.g. a notebook, or an async Dagster op) it runs a fresh loop in a helper thread and
-    waits for it, re-raising any exception there. ``call`` must not be tied to another event loop
-    (:class:`.gemini.GeminiCaller` keeps one SDK client per loop, so it is fine)."""
+def run_blocking(coro):
+    """Run the coroutine ``coro`` to completion from synchronous code and return its value. Uses
+    ``asyncio.run`` when no loop runs in this thread; inside a running loop (e.g. a notebook, or an
+    async Dagster op) it runs a fresh loop in a helper thread and waits for it, re-raising any
+    exception there."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(run_calls(requests, call, cache, **kwargs))
+        return asyncio.run(coro)
 
     box: dict = {}
 
     def target() -> None:
         try:
-            box["value"] = asyncio.run(run_calls(requests, call, cache, **kwargs))
+            box["value"] = asyncio.run(coro)
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             box["error"] = exc
 
-    thread = threading.Thread(target=target, name="run_calls", daemon=True)
+    thread = threading.Thread(target=target, name="run_blocking", daemon=True)
     thread.start()
     thread.join()
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def run_calls_sync(requests: Sequence[CallRequest], call: Call, cache: "CallCache | None",
+                   **kwargs) -> tuple[list[CallResult], CallStats]:
+    """Blocking :func:`run_calls` (see :func:`run_blocking`). ``call`` must not be tied to another
+    event loop (:class:`.gemini.GeminiCaller` keeps one SDK client per loop, so it is fine)."""
+    return run_blocking(run_calls(requests, call, cache, **kwargs))

@@ -54,7 +54,6 @@ import hashlib
 import json
 import mimetypes
 import os
-import threading
 import time
 import weakref
 from dataclasses import dataclass, replace
@@ -64,7 +63,7 @@ from google import genai
 from google.genai import errors, types
 
 from ..cache import CallCache, cache_key as make_cache_key
-from ..calls import CallRequest, CallResult, RetryableError, parse_retry_after, run_calls
+from ..calls import CallRequest, CallResult, RetryableError, parse_retry_after, run_blocking, run_calls
 from .gemini_tokens import media_tokens, min_cache_tokens
 from ...annotations.language import LETTERS
 
@@ -278,28 +277,6 @@ def _cache_gone(exc: BaseException) -> bool:
     if not isinstance(exc, errors.APIError) or exc.code not in (400, 403, 404):
         return False
     return exc.code in (403, 404) or "cached" in str(exc.message or "").lower()
-
-
-def _run_blocking(coro):
-    """Run ``coro`` to completion from synchronous code (a helper thread when a loop is running)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    box: dict = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(coro)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
 
 
 class _LoopState:
@@ -681,10 +658,16 @@ class GeminiCaller:
                 self.cache.delete_context_cache(ident, found.name)
         return deleted
 
+    def run_batch(self, requests, cache: CallCache | None, **kwargs):
+        """Answer ``requests`` through the Batch API, blocking (:func:`.gemini_batch.run_batch`)."""
+        from .gemini_batch import run_batch
+
+        return run_blocking(run_batch(requests, self, cache, **kwargs))
+
     def end_run(self) -> None:
         """The call runner's end-of-run hook: :meth:`release_context_caches`, blocking."""
         if self._contexts:
-            _run_blocking(self.release_context_caches())
+            run_blocking(self.release_context_caches())
 
     # -- judge ------------------------------------------------------------------------------------
 
