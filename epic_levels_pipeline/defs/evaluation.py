@@ -4,7 +4,9 @@ Its fields are run configuration: ``epic-levels run --responders/--models`` pass
 resource config (seen with each run in the UI). A field left unset falls back to the environment:
 ``EPIC_LEVELS_RESPONDERS`` (default ``oracle,chance,presence,blind``), ``EPIC_LEVELS_MODELS`` (Gemini
 model names, default none), ``EPIC_LEVELS_JUDGE_MODEL``, ``GEMINI_BASE_URL`` (for a local test server),
-``EPIC_LEVELS_RPM``, ``EPIC_LEVELS_CONCURRENCY``, ``EPIC_LEVELS_MEDIA_ROOT``. The API key is read only
+``EPIC_LEVELS_RPM``, ``EPIC_LEVELS_CONCURRENCY``, ``EPIC_LEVELS_MEDIA_ROOT``. ``batch`` sends the model
+calls through Gemini's Batch API (``epic-levels run --batch``); ``media_resolution`` (low/medium/high)
+and ``fps`` go into every model request's settings (and so its cache key) when set. The API key is read only
 from ``GEMINI_API_KEY`` / ``GOOGLE_API_KEY`` and never stored in config.
 """
 
@@ -16,6 +18,7 @@ import dagster as dg
 from ..responses.cache import CallCache
 from ..responses.providers.base import make_provider
 from ..responses.providers.gemini import GeminiCaller, api_key_from_env, generation_settings
+from ..responses.providers.gemini_tokens import resolution_name
 from ..responses.offline import OFFLINE_RESPONDERS
 from ..responses.runner import ModelRun
 from ..scoring.verdicts import gemini_judge
@@ -34,6 +37,9 @@ class EvaluationResource(dg.ConfigurableResource):
     rpm: float = 0
     concurrency: int = 0
     media_root: str = ""
+    batch: bool = False
+    media_resolution: str = ""
+    fps: float = 0
 
     def offline(self) -> list[str]:
         names = [n.strip() for n in (self.responders or _env("EPIC_LEVELS_RESPONDERS", ",".join(OFFLINE_RESPONDERS))).split(",") if n.strip()]
@@ -71,8 +77,24 @@ class EvaluationResource(dg.ConfigurableResource):
         runs = []
         for m in names:
             caller = self.caller(cache, m)
-            runs.append(ModelRun("gemini", m, caller, cache, rpm, concurrency, generation_settings(caller.settings)))
+            runs.append(ModelRun("gemini", m, caller, cache, rpm, concurrency,
+                                 {**generation_settings(caller.settings), **self.media_settings()}, batch=self.batch))
         return runs
+
+    def media_settings(self) -> dict:
+        """``media_resolution`` / ``fps`` request settings, only those set (unset ones leave cache keys as they were)."""
+        try:
+            resolution = resolution_name(self.media_resolution)
+        except ValueError as exc:
+            raise dg.Failure(str(exc)) from None
+        out = {}
+        if resolution:
+            out["media_resolution"] = resolution
+        if self.fps:
+            if self.fps <= 0:
+                raise dg.Failure(f"fps must be positive, got {self.fps}")
+            out["fps"] = float(self.fps)
+        return out
 
     def judge(self, cache: CallCache):
         model = self.judge_model_name()

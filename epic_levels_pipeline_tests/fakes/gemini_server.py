@@ -37,8 +37,8 @@ pointed at it through ``HttpOptions(base_url=server.base_url)``:
   request: inlined responses in order with their metadata, or a responses file
   (``GET /{v}/files/{id}:download?alt=media``) of ``{"key", "response" | "error"}`` lines. An item whose
   prompt text contains ``batch_error_marker`` gets a per-item error instead.
-* The media token count: ``FILE_PART_TOKENS`` per file part, or, with ``media_tokens_per_s`` set,
-  that many per second of the part's ``videoMetadata`` window.
+* The media token count: ``file_part_tokens`` (default ``FILE_PART_TOKENS``) per file part, or, with
+  ``media_tokens_per_s`` set, that many per second of the part's ``videoMetadata`` window.
 
 Every request must carry an ``x-goog-api-key`` header (any value), else 403 — except the upload
 session URL, which (as with the real service) is its own authorisation.
@@ -210,6 +210,7 @@ class GeminiTestServer:
         seed: int = 0,
         min_cache_tokens: int = 1024,
         media_tokens_per_s: float | None = None,
+        file_part_tokens: int = FILE_PART_TOKENS,
         batch_pending_polls: int = 1,
         batch_running_polls: int = 1,
         batch_error_marker: str = "BATCH-ITEM-FAILS",
@@ -240,6 +241,7 @@ class GeminiTestServer:
         self.file_gets = 0
         self.min_cache_tokens = min_cache_tokens
         self.media_tokens_per_s = media_tokens_per_s
+        self.file_part_tokens = file_part_tokens
         self.batch_pending_polls = batch_pending_polls
         self.batch_running_polls = batch_running_polls
         self.batch_error_marker = batch_error_marker
@@ -424,7 +426,7 @@ class GeminiTestServer:
             if self.media_tokens_per_s is not None and end:
                 total += round((_seconds(end) - start) * self.media_tokens_per_s)
             else:
-                total += FILE_PART_TOKENS
+                total += self.file_part_tokens
         return total
 
     def _missing_file(self, parts: list[dict]) -> tuple[int, dict] | None:
