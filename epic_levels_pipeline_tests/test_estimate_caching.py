@@ -6,11 +6,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from epic_levels_pipeline import cli, orchestrate
 from epic_levels_pipeline.annotations.clips import Clip
 from epic_levels_pipeline.estimate import (BATCH_SHARE, CACHED_INPUT_SHARE, caching_and_batch, estimate, main_estimate,
                                            render_caching_and_batch)
-from epic_levels_pipeline.orchestrate import RunReport
 from epic_levels_pipeline.responses.providers.gemini_tokens import media_tokens
 from epic_levels_pipeline.settings import Paths
 
@@ -66,22 +64,6 @@ def test_main_estimate_prints_both_sections_and_refuses_bad_fps():
     assert "132 video at 2 fps, media resolution MEDIA_RESOLUTION_LOW" in text
     assert "Context caching and batch mode" in text and "caching" in text
     assert main_estimate(["gemini-2.5-flash"], paths=Paths(ROOT), clips=CLIPS[:1], fps=0) == 2
-
-
-def test_run_flags_batch_media_resolution_and_fps_become_run_config(monkeypatch):
-    seen = {}
-
-    def fake_run(paths, clip_keys=None, run_config=None):
-        seen["config"] = run_config
-        return RunReport(clips=[])
-
-    monkeypatch.setattr(orchestrate, "run_pipeline", fake_run)
-    monkeypatch.setattr(cli, "_print_summary", lambda paths: None)
-    monkeypatch.delenv("EPIC_LEVELS_JUDGE_MODEL", raising=False)
-    assert cli.main(["run", "--models", "m1", "--batch", "--media-resolution", "low", "--fps", "0.5"]) == 0
-    assert seen["config"]["resources"]["evaluation"]["config"] == {
-        "responders": "oracle,chance,presence,blind", "models": "m1", "judge_model": "m1", "batch": True,
-        "media_resolution": "low", "fps": 0.5}
 
 
 def test_evaluation_resource_turns_media_flags_into_request_settings(monkeypatch):

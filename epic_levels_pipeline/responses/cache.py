@@ -93,6 +93,8 @@ CREATE TABLE IF NOT EXISTS uploads (
 );
 """
 
+_CONTEXT_COLUMNS = "identity, name, model, media_sha256, token_count, expire_time, created_at"
+
 # Columns added after the first version of the ``calls`` table, with their declarations (see
 # :meth:`CallCache._migrate`).
 _ADDED_COLUMNS = {"route": "TEXT DEFAULT ''", "cached_tokens": "INT DEFAULT 0"}
@@ -301,17 +303,15 @@ class CallCache:
 
     def get_context_cache(self, identity: str) -> ContextCacheRecord | None:
         with self._lock:
-            row = self._conn.execute(
-                "SELECT identity, name, model, media_sha256, token_count, expire_time, created_at "
-                "FROM context_caches WHERE identity = ?", (identity,)).fetchone()
+            row = self._conn.execute(f"SELECT {_CONTEXT_COLUMNS} FROM context_caches WHERE identity = ?",
+                                     (identity,)).fetchone()
         return ContextCacheRecord(*row) if row is not None else None
 
     def put_context_cache(self, identity: str, name: str, model: str, media_sha256: str,
                           token_count: int, expire_time: str) -> None:
         with self._lock:
             self._conn.execute(
-                "INSERT OR REPLACE INTO context_caches (identity, name, model, media_sha256, "
-                "token_count, expire_time, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO context_caches ({_CONTEXT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (identity, name, model, media_sha256, int(token_count), expire_time, _now()))
 
     def delete_context_cache(self, identity: str, name: str | None = None) -> None:
@@ -326,8 +326,7 @@ class CallCache:
     def context_caches(self) -> list[ContextCacheRecord]:
         with self._lock:
             rows = self._conn.execute(
-                "SELECT identity, name, model, media_sha256, token_count, expire_time, created_at "
-                "FROM context_caches ORDER BY created_at, identity").fetchall()
+                f"SELECT {_CONTEXT_COLUMNS} FROM context_caches ORDER BY created_at, identity").fetchall()
         return [ContextCacheRecord(*r) for r in rows]
 
     # -- batch jobs -------------------------------------------------------------------------------

@@ -188,6 +188,27 @@ def _backoff(attempt: int, base_delay: float, max_delay: float, rng: random.Rand
     return delay
 
 
+def serve_cached(requests: Sequence[CallRequest], cache: "CallCache | None", results: list
+                 ) -> tuple[dict[str, list[int]], list[CallRequest], int]:
+    """Cache first: fill ``results`` (by position) from ``ok`` rows; returns the positions of each key
+    (a key is answered once however many requests share it), the first request of every key still to
+    answer, and how many requests were served."""
+    positions: dict[str, list[int]] = {}
+    for i, req in enumerate(requests):
+        positions.setdefault(req.cache_key, []).append(i)
+    pending: list[CallRequest] = []
+    hits = 0
+    for key, idx in positions.items():
+        hit = cache.get(key) if cache is not None else None
+        if hit is not None and hit.status == "ok":
+            for i in idx:
+                results[i] = hit
+            hits += len(idx)
+        else:
+            pending.append(requests[idx[0]])
+    return positions, pending, hits
+
+
 async def run_calls(
     requests: Sequence[CallRequest],
     call: Call,
@@ -216,20 +237,7 @@ async def run_calls(
     cap = asyncio.Semaphore(max(1, int(concurrency)))
     rng = random.Random(seed)
 
-    # Group positions by key: a key is answered once however many requests share it.
-    positions: dict[str, list[int]] = {}
-    for i, req in enumerate(requests):
-        positions.setdefault(req.cache_key, []).append(i)
-
-    pending: list[CallRequest] = []
-    for key, idx in positions.items():
-        hit = cache.get(key) if cache is not None else None
-        if hit is not None and hit.status == "ok":
-            for i in idx:
-                results[i] = hit
-            stats.cache_hits += len(idx)
-        else:
-            pending.append(requests[idx[0]])
+    positions, pending, stats.cache_hits = serve_cached(requests, cache, results)
 
     async def one(req: CallRequest) -> None:
         attempt = 0

@@ -10,14 +10,16 @@ import runpy
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from epic_levels_pipeline.responses.cache import CallCache, cache_key
 from epic_levels_pipeline.responses.calls import CallRequest
-from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, GeminiSettings, sha256_file
+from epic_levels_pipeline.responses.providers.gemini import sha256_file
+
+from .test_gemini import _wait_for, media  # noqa: F401 (media: a fixture)
+from .test_gemini_caching import caller_for, dummy_key  # noqa: F401 (dummy_key: an autouse fixture)
 
 try:
     from epic_levels_pipeline_tests.fakes.gemini_server import GeminiTestServer, request_file_uris
@@ -26,26 +28,6 @@ except ImportError:  # tests dir is not a package; pytest puts it on sys.path it
 
 REPO = Path(__file__).resolve().parents[2]
 POLL = dict(poll_interval_s=0.01, max_poll_interval_s=0.05)
-
-
-@pytest.fixture(autouse=True)
-def dummy_key(monkeypatch):
-    monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-secret")
-
-
-@pytest.fixture
-def media(tmp_path) -> list[Path]:
-    out = []
-    for i in range(2):
-        p = tmp_path / f"clip{i}.mp4"
-        p.write_bytes(os.urandom(2500 + i))
-        out.append(p)
-    return out
-
-
-def caller_for(server: GeminiTestServer, cache) -> GeminiCaller:
-    return GeminiCaller(GeminiSettings(base_url=server.base_url, file_poll_interval_s=0.01,
-                                       timeout_s=20, sdk_retry_attempts=1), cache)
 
 
 def build(media: list[Path], n: int, fail: set[int] = frozenset()) -> list[CallRequest]:
@@ -83,7 +65,7 @@ def test_batch_end_to_end_inline_with_per_item_errors(tmp_path, media):
         # the media part came first, the item text last, in every media item of the job
         job = next(iter(server.batches.values()))
         media_items = [it["request"] for it in job["items"] if request_file_uris(it["request"])]
-        assert len(media_items) == 8
+        assert len(media_items) == 8 and server.uploads == 2
         assert all(it["contents"][0]["parts"][-1]["text"].startswith("batch question") for it in media_items)
         assert cache.status_counts() == {"ok": 11, "error": 1}
         (record,) = cache.batch_jobs()
@@ -124,14 +106,6 @@ if __name__ == "__main__":
     caller.run_batch(build(media, 20), cache, poll_interval_s=0.02, max_poll_interval_s=0.05)
     print("finished")
 '''
-
-
-def _wait_for(cond, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 @pytest.mark.slow

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from google.genai import types
 
-from ..calls import CallRequest, CallResult, CallStats
+from ..calls import CallRequest, CallResult, CallStats, serve_cached
 
 if TYPE_CHECKING:
     from ..cache import BatchJobRecord, CallCache
@@ -111,18 +111,8 @@ async def run_batch(requests: Sequence[CallRequest], caller: "GeminiCaller", cac
     t0 = time.monotonic()
     stats = BatchStats(requests=len(requests))
     results: list[CallResult | None] = [None] * len(requests)
-    positions: dict[str, list[int]] = {}
-    for i, req in enumerate(requests):
-        positions.setdefault(req.cache_key, []).append(i)
-    pending: dict[str, CallRequest] = {}
-    for key, idx in positions.items():
-        hit = cache.get(key) if cache is not None else None
-        if hit is not None and hit.status == "ok":
-            for i in idx:
-                results[i] = hit
-            stats.cache_hits += len(idx)
-        else:
-            pending[key] = requests[idx[0]]
+    positions, todo, stats.cache_hits = serve_cached(requests, cache, results)
+    pending: dict[str, CallRequest] = {req.cache_key: req for req in todo}
 
     def finish(req: CallRequest, result: CallResult) -> None:
         if cache is not None:
