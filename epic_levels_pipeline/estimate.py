@@ -23,6 +23,12 @@ the clip's video, ``no_clip`` is text only. Judge calls are added for a share of
   Each judge prompt is the real :func:`scoring.judge_prompt` text (question, a ~3-word reply, the four
   candidates) at 4 characters per token; its output ~:data:`JUDGE_OUTPUT_TOKENS` tokens of JSON. The judge
   model defaults to the model being estimated.
+- **Media settings**: ``media_resolution`` / ``fps`` (``--media-resolution``, ``--fps``) change the video
+  tokens per second as they change the calls (:mod:`.responses.providers.gemini_tokens`).
+- **Caching and batch** (:func:`caching_and_batch`, printed after the main table): per model the billed input
+  tokens and cost direct, with context caching (one cache per clip × media condition, first use in full,
+  then :data:`CACHED_INPUT_SHARE` of the input price, plus storage), in batch mode (:data:`BATCH_SHARE`),
+  and both — the discounts and storage prices are assumptions from Google's pricing page.
 - **Prices** (:data:`DEFAULT_PRICES`, USD per 1M tokens, standard paid tier, prompts ≤ 200k tokens, no
   batch discount or context caching) are *configurable assumptions* as published on Google's Gemini API
   pricing page at the time of writing — check them before relying on a figure, and override with

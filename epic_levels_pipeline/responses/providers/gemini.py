@@ -29,12 +29,26 @@ Decisions and edge cases:
 * **Parts**: the media part first (with ``VideoMetadata(start_offset, end_offset)`` — Duration strings
   such as ``"12.5s"`` — when offsets are given), then the prompt text. Offsets < 0 or end <= start
   give an ``error`` result.
+* **Context caching** (``GeminiSettings.context_cache``, on by default): per clip window — model,
+  media file, offsets, ``fps``, ``media_resolution``, ``system_instruction`` (:meth:`context_identity`)
+  — one cached content holding the media part (and the instruction) is made with ``caches.create``
+  (TTL ``context_cache_ttl_s``) and named by every request of that window, which then sends only its
+  text (``GenerateContentConfig(cached_content=...)``). Concurrent requests wait on one creation. The
+  name is recorded in the cache's ``context_caches`` table, so a later (e.g. resumed) run checks it
+  with ``caches.get`` and reuses it while it lives. Below the model's minimum cacheable size
+  (:mod:`.gemini_tokens`, estimated from the offsets when given) or when creation fails, the window is
+  sent uncached for the rest of the process and ``route`` says why. A generate answered "cached
+  content not found" (expired or deleted mid-run) recreates the cache once — one creation however
+  many requests notice — and asks again. :meth:`end_run` (called by the runner after a clip's calls)
+  deletes the caches used. ``route`` is ``video=cached_content(<name>)``, ``video=file[;uncached(why)]``
+  or ``text``; ``cached_tokens`` is ``cached_content_token_count``.
+* **Batch mode**: :meth:`run_batch` (:mod:`.gemini_batch`).
 * **Reply**: ``response.text`` (text parts of the first candidate, thoughts excluded). No text (no
   candidates, safety block, token budget spent) → ``error`` with the finish/block reason. When
   ``response_mime_type`` is ``application/json`` the text must parse as JSON, carry the schema's
   required top-level keys and respect top-level ``enum`` values, else ``error`` (the text is kept in
-  ``reply`` for audit). Tokens: ``prompt_token_count`` and ``candidates_token_count`` (thinking tokens
-  are not counted as output). ``latency_s`` times ``generate_content`` only (not uploads).
+  ``reply`` for audit). Tokens: ``prompt_token_count`` (cached tokens included) and ``candidates_token_count``
+  (thinking tokens are not counted as output). ``latency_s`` times ``generate_content`` only (not uploads).
 * **Thinking**: ``thinking_budget=0`` by default, because on 2.5-flash thinking tokens share
   ``max_output_tokens`` and a small budget can otherwise end with no visible text. Set it to None for
   models that refuse a zero budget (2.5-pro) or do not take one.
