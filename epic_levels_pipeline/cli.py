@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -82,13 +83,16 @@ def cmd_questions(args) -> int:
 def cmd_run(args) -> int:
     from .orchestrate import run_pipeline
 
-    import os
-
     paths = Paths.default()
-    # The flags reach the evaluation resource as run configuration (recorded with each run in the UI).
+    # The flags reach the evaluation resource as run configuration (recorded with each run in the UI), the judge
+    # included (default: $EPIC_LEVELS_JUDGE_MODEL, else the first model). Keys stay in the environment, never here.
     evaluation = {"responders": args.responders, "models": args.models}
-    if args.models and not os.environ.get("EPIC_LEVELS_JUDGE_MODEL"):
-        evaluation["judge_model"] = args.models.split(",")[0]
+    if args.endpoint:
+        evaluation["endpoint"] = args.endpoint
+    if args.judge:
+        evaluation["judge_model"] = args.judge
+    elif args.models and not os.environ.get("EPIC_LEVELS_JUDGE_MODEL"):
+        evaluation["judge_model"] = args.models.split(",")[0].strip()
     if args.batch:
         evaluation["batch"] = True
     if args.media_resolution:
@@ -173,10 +177,15 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("run", help="materialize the whole graph for the manifest's clips and print the main table")
     p.add_argument("--clips", nargs="*", help="clip keys (default: every clip in data/clips.csv)")
     p.add_argument("--responders", default="oracle,chance,presence,blind", help="offline responders to run")
-    p.add_argument("--models", default="", help="Gemini models to run (needs GEMINI_API_KEY)")
+    p.add_argument("--models", default="", help="comma-separated PROVIDER/MODEL names: gemini/…, openai/…, vllm/…, "
+                   "sglang/… (bare Gemini names still work, deprecated); keys from the environment")
+    p.add_argument("--endpoint", default="", help="base URL of the models' server, e.g. http://127.0.0.1:8000/v1 "
+                   "(default: the provider's *_BASE_URL variable, else its usual address)")
+    p.add_argument("--judge", default="", help="PROVIDER/MODEL that judges open replies the rules cannot decide "
+                   "(default: $EPIC_LEVELS_JUDGE_MODEL, else the first model)")
     _media_flags(p)
     p.add_argument("--batch", action="store_true",
-                   help="send the model calls as Gemini batch jobs (half price, answered within a day); "
+                   help="send the Gemini model calls as batch jobs (half price, answered within a day); "
                         "a killed run resumes the same jobs")
     p.set_defaults(fn=cmd_run)
 
@@ -193,8 +202,9 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_report)
 
     p = sub.add_parser("estimate", help="print the calls, tokens and cost a run with models would spend, before spending them")
-    p.add_argument("--models", default="gemini-2.5-flash", help="comma-separated Gemini model names")
-    p.add_argument("--price", action="append", help="MODEL=IN,OUT dollars per 1M input/output tokens (repeatable)")
+    p.add_argument("--models", default="gemini/gemini-2.5-flash", help="comma-separated PROVIDER/MODEL names")
+    p.add_argument("--price", action="append", help="MODEL=IN,OUT[,AUDIO_IN] dollars per 1M input/output tokens "
+                   "(repeatable; overrides the documented prices assumed)")
     _media_flags(p)
     p.set_defaults(fn=cmd_estimate)
 

@@ -1,27 +1,35 @@
-"""The evaluation resource: which responders and models run, how fast, and where media lives.
+"""The evaluation resource: which responders and models run, who judges, how fast, and where media lives.
 
-Its fields are run configuration: ``epic-levels run --responders/--models`` passes them as the run's
-resource config (seen with each run in the UI). A field left unset falls back to the environment:
-``EPIC_LEVELS_RESPONDERS`` (default ``oracle,chance,presence,blind``), ``EPIC_LEVELS_MODELS`` (Gemini
-model names, default none), ``EPIC_LEVELS_JUDGE_MODEL``, ``GEMINI_BASE_URL`` (for a local test server),
-``EPIC_LEVELS_RPM``, ``EPIC_LEVELS_CONCURRENCY``, ``EPIC_LEVELS_MEDIA_ROOT``. ``batch`` sends the model
-calls through Gemini's Batch API (``epic-levels run --batch``); ``media_resolution`` (low/medium/high)
-and ``fps`` go into every model request's settings (and so its cache key) when set. The API key is read only
-from ``GEMINI_API_KEY`` / ``GOOGLE_API_KEY`` and never stored in config.
+Its fields are run configuration: ``epic-levels run --responders/--models/--endpoint/--judge`` passes them as
+the run's resource config (seen with each run in the UI). A field left unset falls back to the environment:
+``EPIC_LEVELS_RESPONDERS`` (default ``oracle,chance,presence,blind``), ``EPIC_LEVELS_MODELS`` (provider-qualified
+model names, default none), ``EPIC_LEVELS_JUDGE_MODEL``, the providers' endpoint variables (``GEMINI_BASE_URL``,
+``OPENAI_BASE_URL``, ``VLLM_BASE_URL``, ``SGLANG_BASE_URL``), ``EPIC_LEVELS_RPM``, ``EPIC_LEVELS_CONCURRENCY``,
+``EPIC_LEVELS_MEDIA_ROOT``. API keys are read only from the providers' key variables (``GEMINI_API_KEY`` /
+``GOOGLE_API_KEY``, ``OPENAI_API_KEY``, ``VLLM_API_KEY``, ``SGLANG_API_KEY``) and never stored in config.
+
+``models`` are ``PROVIDER/MODEL`` names (``gemini/gemini-2.5-flash``, ``vllm/Qwen/Qwen2.5-Omni-7B``); bare
+Gemini names still work, with a deprecation warning. ``endpoint`` is the base URL of every model in
+``models`` (so they must share a provider) and of the judge when it has that provider too. ``judge_model``
+defaults to the first model.
+
+``batch`` sends the model calls through the provider's batch mode (Gemini's Batch API; ``epic-levels run
+--batch``); ``media_resolution`` (low/medium/high) and ``fps`` go into every Gemini model request's settings
+(and so its cache key) when set (``--media-resolution``/``--fps``).
 """
 
 import os
+import warnings
 from pathlib import Path
 
 import dagster as dg
 
 from ..responses.cache import CallCache
-from ..responses.providers.base import make_provider
-from ..responses.providers.gemini import GeminiCaller, api_key_from_env, generation_settings
-from ..responses.providers.gemini_tokens import resolution_name
 from ..responses.offline import OFFLINE_RESPONDERS
+from ..responses.providers.base import Provider, api_key_from_env, make_provider, parse_model_name
+from ..responses.providers.gemini_tokens import resolution_name
 from ..responses.runner import ModelRun
-from ..scoring.verdicts import gemini_judge
+from ..scoring.verdicts import model_judge
 from ..settings import Paths
 
 
@@ -29,10 +37,24 @@ def _env(name: str, default: str) -> str:
     return os.environ.get(name, default)
 
 
+def _parse(name: str) -> tuple[str, str]:
+    """``(provider, model)`` of a model name; a deprecated bare Gemini name is logged as such, a bad name is a Failure."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            parsed = parse_model_name(name)
+        except ValueError as exc:
+            raise dg.Failure(str(exc)) from None
+    for w in caught:
+        dg.get_dagster_logger().warning(str(w.message))
+    return parsed
+
+
 class EvaluationResource(dg.ConfigurableResource):
     responders: str = ""
     models: str | None = None  # None: $EPIC_LEVELS_MODELS; "" runs no model
-    judge_model: str = ""
+    judge_model: str = ""      # PROVIDER/MODEL; default: $EPIC_LEVELS_JUDGE_MODEL, else the first model
+    endpoint: str = ""         # base URL of the models (one provider) and of a judge of that provider
     gemini_base_url: str = ""
     rpm: float = 0
     concurrency: int = 0
@@ -53,7 +75,8 @@ class EvaluationResource(dg.ConfigurableResource):
         return [m.strip() for m in models.split(",") if m.strip()]
 
     def judge_model_name(self) -> str:
-        return self.judge_model or _env("EPIC_LEVELS_JUDGE_MODEL", "")
+        names = self.model_names()
+        return self.judge_model or _env("EPIC_LEVELS_JUDGE_MODEL", "") or (names[0] if names else "")
 
     def limits(self) -> tuple[float, int]:
         return (self.rpm or float(_env("EPIC_LEVELS_RPM", "60")), self.concurrency or int(_env("EPIC_LEVELS_CONCURRENCY", "4")))
@@ -65,20 +88,37 @@ class EvaluationResource(dg.ConfigurableResource):
     def cache(self, paths: Paths) -> CallCache:
         return CallCache(paths.cache / "calls.sqlite")
 
-    def caller(self, cache: CallCache, model: str) -> GeminiCaller:
-        return make_provider("gemini", model, base_url=self.gemini_base_url or _env("GEMINI_BASE_URL", "") or None,
-                             cache=cache)
+    def _endpoint_for(self, provider: str) -> str | None:
+        """The explicit endpoint for ``provider`` (None: the provider's environment variable or default)."""
+        models = {_parse(m)[0] for m in self.model_names()}
+        if self.endpoint and len(models) > 1:
+            raise dg.Failure(f"endpoint {self.endpoint} is given for models of several providers "
+                             f"({', '.join(sorted(models))}); set each provider's *_BASE_URL instead")
+        if self.endpoint and provider in models:
+            return self.endpoint
+        if provider == "gemini":
+            return self.gemini_base_url or _env("GEMINI_BASE_URL", "") or None
+        return None
+
+    def caller(self, cache: CallCache, name: str) -> Provider:
+        """The provider for a model name, at its endpoint; a Failure naming what is missing (never the key)."""
+        provider, model = _parse(name)
+        if provider in ("gemini", "openai") and not api_key_from_env(provider):
+            variables = "GEMINI_API_KEY / GOOGLE_API_KEY" if provider == "gemini" else "OPENAI_API_KEY"
+            raise dg.Failure(f"model {name} is configured but no {variables} is set")
+        try:
+            return make_provider(provider, model, base_url=self._endpoint_for(provider), cache=cache)
+        except ValueError as exc:
+            raise dg.Failure(f"model {name}: {exc}") from None
 
     def model_runs(self, cache: CallCache) -> list[ModelRun]:
-        names = self.model_names()
-        if names and not api_key_from_env():
-            raise dg.Failure(f"models {names} are configured but no GEMINI_API_KEY / GOOGLE_API_KEY is set")
         rpm, concurrency = self.limits()
         runs = []
-        for m in names:
+        for m in self.model_names():
             caller = self.caller(cache, m)
-            runs.append(ModelRun("gemini", m, caller, cache, rpm, concurrency,
-                                 {**generation_settings(caller.settings), **self.media_settings()}, batch=self.batch))
+            # media_resolution / fps are Gemini request settings; other providers sample frames their own way.
+            media = self.media_settings() if caller.provider == "gemini" else {}
+            runs.append(ModelRun.of(caller, cache, rpm, concurrency, media, batch=self.batch))
         return runs
 
     def media_settings(self) -> dict:
@@ -97,8 +137,10 @@ class EvaluationResource(dg.ConfigurableResource):
         return out
 
     def judge(self, cache: CallCache):
-        model = self.judge_model_name()
-        if not model or not api_key_from_env():
+        """``(judge function, its PROVIDER/MODEL name)``, or ``(None, "")`` when no model is configured."""
+        name = self.judge_model_name()
+        if not name:
             return None, ""
         rpm, concurrency = self.limits()
-        return gemini_judge(self.caller(cache, model), cache, model=model, rpm=rpm, concurrency=concurrency), model
+        caller = self.caller(cache, name)
+        return model_judge(caller, cache, rpm=rpm, concurrency=concurrency), f"{caller.provider}/{caller.model}"

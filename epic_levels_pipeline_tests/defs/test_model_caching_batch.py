@@ -42,6 +42,11 @@ def test_caching_then_batch_through_the_graph(project, instance, monkeypatch):
             assert cache.context_caches() == []
             stored = {r["cache_key"]: r for r in cache.rows()}
         assert {stored[k]["cached_tokens"] for k in media_rows["cache_key"]} == {8700}
+        # the responses rows carry the same count and the route (main's columns), not a second field
+        assert set(media_rows["cached_tokens"]) == {8700}
+        assert media_rows["route"].str.startswith("video=cached_content(").all()
+        assert (rows.loc[rows["condition"] == "no_clip", "cached_tokens"] == 0).all()
+        assert set(media_rows["provider"]) == {"gemini"}
         generates_before = server.generate_calls
 
         # the same clip with another model in batch mode: one job, no direct answer calls

@@ -18,6 +18,11 @@ def reply(request: dict) -> str:
     text = str(request)
     if "You check what a short answer means" in text:  # the judge: structured output
         return '{"choice": "none"}'
+    return scripted_answer(text)
+
+
+def scripted_answer(text: str) -> str:
+    """A well-formed reply in the format the prompt asks for (the open one names the key of no question)."""
     if "Answer: <yes/no>" in text:
         return "Answer: yes"
     if "Answer: <letter>" in text:
