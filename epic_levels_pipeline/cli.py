@@ -93,6 +93,12 @@ def cmd_run(args) -> int:
         evaluation["judge_model"] = args.judge
     elif args.models and not os.environ.get("EPIC_LEVELS_JUDGE_MODEL"):
         evaluation["judge_model"] = args.models.split(",")[0].strip()
+    if args.batch:
+        evaluation["batch"] = True
+    if args.media_resolution:
+        evaluation["media_resolution"] = args.media_resolution
+    if args.fps:
+        evaluation["fps"] = args.fps
     run_config = {"resources": {"evaluation": {"config": evaluation}}}
     report = run_pipeline(paths, clip_keys=args.clips or None, run_config=run_config)
     print(f"\n{len(report.clips)} clips, {report.runs} runs, {report.seconds:.1f} s; failed: {report.failed or 'none'}")
@@ -154,7 +160,14 @@ def cmd_estimate(args) -> int:
     from .estimate import main_estimate
 
     models = [m.strip() for m in args.models.split(",") if m.strip()]
-    return main_estimate(models, args.price or [])
+    return main_estimate(models, args.price or [], media_resolution=args.media_resolution, fps=args.fps)
+
+
+def _media_flags(p: argparse.ArgumentParser) -> None:
+    """``--media-resolution`` and ``--fps``: the same for the calls (``run``) and the estimate."""
+    p.add_argument("--media-resolution", choices=["low", "medium", "high"], default=None,
+                   help="video media resolution of model calls (default: the model's; low = 66 tokens a frame)")
+    p.add_argument("--fps", type=float, default=None, help="video frames sampled per second (default 1)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,6 +183,10 @@ def main(argv: list[str] | None = None) -> int:
                    "(default: the provider's *_BASE_URL variable, else its usual address)")
     p.add_argument("--judge", default="", help="PROVIDER/MODEL that judges open replies the rules cannot decide "
                    "(default: $EPIC_LEVELS_JUDGE_MODEL, else the first model)")
+    _media_flags(p)
+    p.add_argument("--batch", action="store_true",
+                   help="send the Gemini model calls as batch jobs (half price, answered within a day); "
+                        "a killed run resumes the same jobs")
     p.set_defaults(fn=cmd_run)
 
     p = sub.add_parser("validate", help="validate annotation files; prints FILE:ROW:COLUMN: message")
@@ -188,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models", default="gemini/gemini-2.5-flash", help="comma-separated PROVIDER/MODEL names")
     p.add_argument("--price", action="append", help="MODEL=IN,OUT[,AUDIO_IN] dollars per 1M input/output tokens "
                    "(repeatable; overrides the documented prices assumed)")
+    _media_flags(p)
     p.set_defaults(fn=cmd_estimate)
 
     p = sub.add_parser("import-mcq", help="convert HD-EPIC's VQA benchmark files through the format steps")

@@ -12,6 +12,10 @@ model names, default none), ``EPIC_LEVELS_JUDGE_MODEL``, the providers' endpoint
 Gemini names still work, with a deprecation warning. ``endpoint`` is the base URL of every model in
 ``models`` (so they must share a provider) and of the judge when it has that provider too. ``judge_model``
 defaults to the first model.
+
+``batch`` sends the model calls through the provider's batch mode (Gemini's Batch API; ``epic-levels run
+--batch``); ``media_resolution`` (low/medium/high) and ``fps`` go into every Gemini model request's settings
+(and so its cache key) when set (``--media-resolution``/``--fps``).
 """
 
 import os
@@ -23,6 +27,7 @@ import dagster as dg
 from ..responses.cache import CallCache
 from ..responses.offline import OFFLINE_RESPONDERS
 from ..responses.providers.base import Provider, api_key_from_env, make_provider, parse_model_name
+from ..responses.providers.gemini_tokens import resolution_name
 from ..responses.runner import ModelRun
 from ..scoring.verdicts import model_judge
 from ..settings import Paths
@@ -54,6 +59,9 @@ class EvaluationResource(dg.ConfigurableResource):
     rpm: float = 0
     concurrency: int = 0
     media_root: str = ""
+    batch: bool = False
+    media_resolution: str = ""
+    fps: float = 0
 
     def offline(self) -> list[str]:
         names = [n.strip() for n in (self.responders or _env("EPIC_LEVELS_RESPONDERS", ",".join(OFFLINE_RESPONDERS))).split(",") if n.strip()]
@@ -105,7 +113,28 @@ class EvaluationResource(dg.ConfigurableResource):
 
     def model_runs(self, cache: CallCache) -> list[ModelRun]:
         rpm, concurrency = self.limits()
-        return [ModelRun.of(self.caller(cache, m), cache, rpm, concurrency) for m in self.model_names()]
+        runs = []
+        for m in self.model_names():
+            caller = self.caller(cache, m)
+            # media_resolution / fps are Gemini request settings; other providers sample frames their own way.
+            media = self.media_settings() if caller.provider == "gemini" else {}
+            runs.append(ModelRun.of(caller, cache, rpm, concurrency, media, batch=self.batch))
+        return runs
+
+    def media_settings(self) -> dict:
+        """``media_resolution`` / ``fps`` request settings, only those set (unset ones leave cache keys as they were)."""
+        try:
+            resolution = resolution_name(self.media_resolution)
+        except ValueError as exc:
+            raise dg.Failure(str(exc)) from None
+        out = {}
+        if resolution:
+            out["media_resolution"] = resolution
+        if self.fps:
+            if self.fps <= 0:
+                raise dg.Failure(f"fps must be positive, got {self.fps}")
+            out["fps"] = float(self.fps)
+        return out
 
     def judge(self, cache: CallCache):
         """``(judge function, its PROVIDER/MODEL name)``, or ``(None, "")`` when no model is configured."""

@@ -3,7 +3,10 @@
 Offline responders are computed directly (deterministic, instant, no cache needed). Model calls go
 through :func:`epic_levels_pipeline.responses.calls.run_calls_sync`: cached by content key (responder, model,
 prompt, media hash, condition, settings) in ``data/cache/calls.sqlite``, persisted as they arrive,
-concurrent under a rate limit, retried on 429/5xx; what still fails is an ``error`` row. A condition that
+concurrent under a rate limit, retried on 429/5xx; what still fails is an ``error`` row. With
+``ModelRun.batch`` the uncached requests go through the provider's batch mode instead (``run_batch``:
+Gemini's Batch API, half price, answered within a day). After a clip's calls the provider's ``end_run``
+hook (when it has one) releases what the run held, e.g. Gemini's per-clip context caches. A condition that
 needs media a clip does not have is a ``skipped`` row with the reason, for every responder that needs media.
 """
 
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import pandas as pd
 
@@ -46,11 +50,15 @@ class ModelRun:
     rpm: float = 60
     concurrency: int = 4
     settings: dict = field(default_factory=dict)
+    batch: bool = False  # through the provider's batch mode (``caller.run_batch``) instead of direct calls
 
     @classmethod
-    def of(cls, caller: Provider, cache: CallCache, rpm: float = 60, concurrency: int = 4) -> "ModelRun":
-        """The run of one provider's model, named by its provider, with its generation settings."""
-        return cls(caller.provider, caller.model, caller, cache, rpm, concurrency, caller.generation_settings())
+    def of(cls, caller: Provider, cache: CallCache, rpm: float = 60, concurrency: int = 4,
+           settings: dict | None = None, *, batch: bool = False) -> "ModelRun":
+        """The run of one provider's model, named by its provider, with its generation settings (plus
+        ``settings``, e.g. Gemini's media settings), through its batch mode when ``batch``."""
+        return cls(caller.provider, caller.model, caller, cache, rpm, concurrency,
+                   {**caller.generation_settings(), **(settings or {})}, batch=batch)
 
 
 @dataclass
@@ -92,8 +100,13 @@ def offline_responses(clip: Clip, items: pd.DataFrame, questions: pd.DataFrame, 
     return pd.DataFrame(out, columns=RESPONSE_COLUMNS)
 
 
-def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: ModelRun) -> tuple[pd.DataFrame, CallStats | None]:
-    """One model over every item × condition; media conditions skipped (with reason) when media is missing."""
+def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: ModelRun,
+                    progress: Callable[[str], None] | None = None) -> tuple[pd.DataFrame, CallStats | None]:
+    """One model over every item × condition; media conditions skipped (with reason) when media is missing.
+
+    Requests are made condition by condition, clip file first and item text last in each, so the items of
+    one clip file × condition go together (what context caching, explicit or implicit, needs).
+    ``progress`` receives the batch mode's progress lines."""
     requests: list[CallRequest] = []
     meta: list[tuple] = []
     skipped: list[dict] = []
@@ -122,7 +135,16 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
     stats = None
     rows = list(skipped)
     if requests:
-        results, stats = run_calls_sync(requests, run.caller, run.cache, rpm=run.rpm, concurrency=run.concurrency)
+        if run.batch:
+            if not hasattr(run.caller, "run_batch"):
+                raise ValueError(f"provider {run.name} has no batch mode")
+            results, stats = run.caller.run_batch(requests, run.cache, progress=progress or print)
+        else:
+            results, stats = run_calls_sync(requests, run.caller, run.cache, rpm=run.rpm,
+                                            concurrency=run.concurrency)
+        end_run = getattr(run.caller, "end_run", None)
+        if end_run is not None:
+            end_run()
         for (item, condition, sha), result in zip(meta, results):
             rows.append({**_base(item, condition, run.name, run.model), "reply": result.reply, "status": result.status,
                          "prompt_tokens": result.prompt_tokens, "output_tokens": result.output_tokens,
