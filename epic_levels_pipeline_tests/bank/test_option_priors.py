@@ -100,7 +100,7 @@ def test_rows_are_read_inside_the_window_and_inside_themselves(bundled):
     assert Evidence("object_track", "t", 863.6, 863.9, "answer", at_s=864.0).read_inside().at_s == 863.9
 
 
-@pytest.mark.xfail(strict=False, reason="low_sound_movement · absent_from_clip: blind 3/31 in multiple choice (interval "
+@pytest.mark.xfail(strict=True, reason="low_sound_movement · absent_from_clip: blind 3/31 in multiple choice (interval "
                    "[0, 0.19]); most of its option sets are all equally frequent, where the prior's tie-break is a coin")
 def test_blind_and_anti_prior_contain_chance_for_every_subtype_and_strategy(bundled):
     questions, items, _, _ = bundled
@@ -122,7 +122,7 @@ def test_no_question_has_nested_or_duplicate_options(bundled):
     assert option_problems(bundled[0]) == []
 
 
-@pytest.mark.xfail(strict=False, reason="not yet met: object-sharing purposes (epic_sounds L3), exact cues and the "
+@pytest.mark.xfail(strict=True, reason="not yet met: object-sharing purposes (epic_sounds L3), exact cues and the "
                    "context-inside-window rule (hd_epic L2/L3) and rank-matched absent options drop more than 10 %")
 def test_bank_keeps_nine_tenths_of_its_questions_per_level_and_dataset(bundled):
     questions, _, drops, _ = bundled
