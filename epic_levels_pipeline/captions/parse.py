@@ -6,7 +6,7 @@ Decisions, in order:
 1. Extraction: the first fenced code block (```json … ```) if there is one, else the text from the first
    ``{`` to the last ``}``. A reply with no JSON object, or whose JSON is not an object, is *unparsed*: it
    scores 0 on every metric.
-2. Missing lists count as empty (recorded as ``missing_fields``). A unit without an id, or an event /
+2. A missing list counts as empty and as one ``missing_fields``. A unit without an id, or an event /
    action without numeric ``start_s`` / ``stop_s``, is dropped (``missing_fields``).
 3. Ids are stripped strings; a repeated id keeps its first unit (``duplicate_ids``).
 4. Times are clamped to ``[0, duration]`` (``times_out_of_range`` counts units clamped); a span with

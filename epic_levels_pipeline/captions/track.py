@@ -26,7 +26,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from .labels import Judge, rules_for
-from .parse import CHECKS, parse_caption
+from .parse import CHECKS, Parsed, parse_caption
 from .prompt import caption_prompt, conditions_for
 from .reference import reference_structure, validate_structure
 from .responders import OFFLINE_RESPONDERS, offline_reply
@@ -139,8 +139,11 @@ def _prepared(references: pd.DataFrame, responses: pd.DataFrame):
         if key not in refs:
             refs[key] = structure_from_table(key, references.iloc[0:0])
         ref = refs[key]
-        reply = r["reply"] if r.get("status", "ok") == "ok" else None
-        yield r, ref, parse_caption(reply, ref.dataset, ref.duration_s)
+        status = r.get("status", "ok")
+        if status != "ok":
+            yield r, ref, Parsed(None, error=f"no reply (status {status}: {r.get('error') or 'no detail'})")
+        else:
+            yield r, ref, parse_caption(r["reply"], ref.dataset, ref.duration_s)
 
 
 def caption_alignments(references: pd.DataFrame, responses: pd.DataFrame, catalogue: Catalogue,
@@ -180,7 +183,7 @@ def caption_scores(response_scores: pd.DataFrame) -> pd.DataFrame:
     long = both.melt(id_vars=["responder", "model", "condition", "dataset", "matcher"], value_vars=METRICS,
                      var_name="metric", value_name="v")
     long["v"] = pd.to_numeric(long["v"], errors="coerce")
-    out = (long.groupby(["responder", "model", "condition", "dataset", "matcher", "metric"], sort=False)["v"]
+    out = (long.groupby(["responder", "model", "condition", "dataset", "matcher", "metric"], sort=False, dropna=False)["v"]
            .agg(n="count", value="mean").reset_index())
     return out[SCORE_COLUMNS]
 
@@ -204,7 +207,7 @@ def caption_threshold_sensitivity(references: pd.DataFrame, responses: pd.DataFr
                           "responder": r["responder"], "model": r["model"], "metric": k, "v": m[k]} for k in SWEEP_METRICS]
     frame = pd.DataFrame(rows)
     frame["v"] = pd.to_numeric(frame["v"], errors="coerce")
-    agg = (frame.groupby(["unit", "threshold", "is_default", "condition", "metric", "responder", "model"])["v"]
+    agg = (frame.groupby(["unit", "threshold", "is_default", "condition", "metric", "responder", "model"], dropna=False)["v"]
            .mean().rename("value").reset_index())
     base = agg[agg["is_default"]].drop(columns=["threshold", "is_default"])
     out = []

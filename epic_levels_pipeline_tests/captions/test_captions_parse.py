@@ -84,6 +84,7 @@ def test_malformed_reply_scores_zero_and_is_counted(bundled):
          "prompt": "", "reply": None, "status": "error", "error": "retries exhausted"}])
     alignments, scored = caption_alignments(refs, responses, cat)
     assert not scored["parsed"].any()
+    assert scored.loc[scored["model"] == "m2", "parse_error"].iat[0] == "no reply (status error: retries exhausted)"
     for name in ("event_f1", "event_label_r", "action_p", "reference_name_f1", "evsa_f1"):
         assert (scored[name] == 0).all(), name
     assert (scored["parse_failure"] == 1).all()
