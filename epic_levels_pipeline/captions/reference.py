@@ -78,8 +78,9 @@ def _epic_sounds(clip: Clip, rows: pd.DataFrame, cat: Catalogue) -> Structure:
         for c in classes:
             if c not in ref_ids:
                 ref_ids[c] = f"R{len(ref_ids) + 1}"
-                key = cat.noun_keys.get(c, noun_names[c])
-                s.references.append(Unit("reference", ref_ids[c], label=noun_names[c], noun=noun_names[c],
+                name = noun_names.get(c) or cat.nouns.get(c, {}).get("name") or f"noun class {c}"
+                key = cat.noun_keys.get(c, name)
+                s.references.append(Unit("reference", ref_ids[c], label=name, noun=name,
                                          noun_class=c, synonyms=tuple(cat.noun_instances(key)) or (key,),
                                          source_stream="narration", source_id=f"noun_class:{c}"))
     for event in s.events:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
