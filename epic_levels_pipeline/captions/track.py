@@ -36,7 +36,8 @@ from .structure import Structure, Unit
 REFERENCE_COLUMNS = ["clip_key", "dataset", "duration_s", "kind", "unit_id", "start_s", "stop_s", "label",
                      "sound_class", "description", "verb", "verb_class", "noun", "noun_class", "object_name",
                      "synonyms", "linked_ids", "source_stream", "source_id"]
-RESPONSE_COLUMNS = ["clip_key", "dataset", "condition", "responder", "model", "prompt", "reply", "status", "error"]
+RESPONSE_COLUMNS = ["clip_key", "dataset", "condition", "responder", "model", "prompt", "reply", "status", "error",
+                    "cache_key", "cached", "prompt_tokens", "output_tokens"]
 ALIGNMENT_COLUMNS = ["clip_key", "dataset", "condition", "responder", "model", "matcher", "unit", "ref_id", "resp_id",
                      "ref_start_s", "ref_stop_s", "resp_start_s", "resp_stop_s", "tiou", "verdict", "verdict_by",
                      "ref_label", "resp_label", "ref_source_id"]
@@ -114,6 +115,7 @@ def caption_responses(clip: Clip, references: pd.DataFrame, catalogue: Catalogue
         for name in responders:
             rows.append({"clip_key": clip.key, "dataset": clip.dataset, "condition": condition, "responder": name,
                          "model": "", "prompt": prompt, "status": "ok", "error": None,
+                         "cache_key": "", "cached": False, "prompt_tokens": 0, "output_tokens": 0,
                          "reply": offline_reply(name, ref, condition, cat=catalogue, clip=clip, seed=seed)})
     return pd.DataFrame(rows, columns=RESPONSE_COLUMNS)
 
@@ -246,3 +248,38 @@ def side_by_side(references: pd.DataFrame, responses: pd.DataFrame, clip_key: st
 def _line(u: Unit) -> str:
     span = f"{u.start_s:6.2f}-{u.stop_s:6.2f} " if u.start_s is not None else ""
     return f"{u.id:>4} {span}{u.label}"[:48]
+
+
+MAIN_METRICS = ["event_f1", "event_label_f1", "action_f1", "action_label_f1", "reference_f1", "evsa_f1", "ccc",
+                "parse_failure"]
+
+
+def main_table(scores: pd.DataFrame, matcher: str = "greedy") -> pd.DataFrame:
+    """The main caption metrics (both datasets, one matcher), one row per responder × model × condition."""
+    top = scores[(scores["dataset"] == "*") & (scores["matcher"] == matcher) & scores["metric"].isin(MAIN_METRICS)]
+    if not len(top):
+        return pd.DataFrame(columns=["responder", "model", "condition", *MAIN_METRICS])
+    table = top.pivot_table(index=["responder", "model", "condition"], columns="metric", values="value",
+                            aggfunc="first", dropna=False)
+    table = table.reindex(columns=[m for m in MAIN_METRICS if m in table.columns])
+    return table.round(3).reset_index().rename_axis(columns=None)
+
+
+def oracle_problems(response_scores: pd.DataFrame) -> list[str]:
+    """The self-test: the ``oracle`` under ``clip`` must score 1.0 on every metric that applies (both
+    matchers), parse, and break no structural rule. One line per failing response × metric."""
+    rows = response_scores[(response_scores["responder"] == "oracle") & (response_scores["condition"] == "clip")]
+    if not len(rows):
+        return ["no oracle reply under clip: the self-test cannot run"]
+    problems = []
+    rates = [m for m in METRICS if m.startswith("rate_")] + ["parse_failure"]
+    for r in rows.to_dict("records"):
+        where = f"{r['clip_key']} ({r['matcher']})"
+        for m in METRICS:
+            v = r[m]
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                continue
+            want = 0.0 if m in rates else 1.0
+            if abs(float(v) - want) > 1e-9:
+                problems.append(f"{where}: {m} = {float(v):.4f}, expected {want:g}")
+    return problems

@@ -4,7 +4,8 @@ Its fields are run configuration: ``epic-levels run --responders/--models`` pass
 resource config (seen with each run in the UI). A field left unset falls back to the environment:
 ``EPIC_LEVELS_RESPONDERS`` (default ``oracle,chance,presence,blind``), ``EPIC_LEVELS_MODELS`` (Gemini
 model names, default none), ``EPIC_LEVELS_JUDGE_MODEL``, ``GEMINI_BASE_URL`` (for a local test server),
-``EPIC_LEVELS_RPM``, ``EPIC_LEVELS_CONCURRENCY``, ``EPIC_LEVELS_MEDIA_ROOT``. The API key is read only
+``EPIC_LEVELS_RPM``, ``EPIC_LEVELS_CONCURRENCY``, ``EPIC_LEVELS_MEDIA_ROOT``,
+``EPIC_LEVELS_CAPTION_RESPONDERS`` (default every caption responder; the oracle always runs). The API key is read only
 from ``GEMINI_API_KEY`` / ``GOOGLE_API_KEY`` and never stored in config.
 """
 
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from ..captions.models import caption_judge
+from ..captions.responders import OFFLINE_RESPONDERS as CAPTION_RESPONDERS
 from ..responses.cache import CallCache
 from ..responses.providers.base import make_provider
 from ..responses.providers.gemini import GeminiCaller, api_key_from_env, generation_settings
@@ -34,6 +37,7 @@ class EvaluationResource(dg.ConfigurableResource):
     rpm: float = 0
     concurrency: int = 0
     media_root: str = ""
+    caption_responders: str = ""  # "": $EPIC_LEVELS_CAPTION_RESPONDERS, else every caption responder
 
     def offline(self) -> list[str]:
         names = [n.strip() for n in (self.responders or _env("EPIC_LEVELS_RESPONDERS", ",".join(OFFLINE_RESPONDERS))).split(",") if n.strip()]
@@ -74,9 +78,33 @@ class EvaluationResource(dg.ConfigurableResource):
             runs.append(ModelRun("gemini", m, caller, cache, rpm, concurrency, generation_settings(caller.settings)))
         return runs
 
-    def judge(self, cache: CallCache):
+    def judge_caller(self, cache: CallCache):
+        """``(caller, model)`` of the judge, or ``(None, "")`` when none is configured (or no key is set)."""
         model = self.judge_model_name()
         if not model or not api_key_from_env():
             return None, ""
+        return self.caller(cache, model), model
+
+    def judge(self, cache: CallCache):
+        caller, model = self.judge_caller(cache)
+        if caller is None:
+            return None, ""
         rpm, concurrency = self.limits()
-        return gemini_judge(self.caller(cache, model), cache, model=model, rpm=rpm, concurrency=concurrency), model
+        return gemini_judge(caller, cache, model=model, rpm=rpm, concurrency=concurrency), model
+
+    def caption_offline(self) -> list[str]:
+        """The caption track's offline responders; the ``oracle`` always runs (it is the track's self-test)."""
+        names = [n.strip() for n in (self.caption_responders or _env("EPIC_LEVELS_CAPTION_RESPONDERS", "")).split(",")
+                 if n.strip()] or list(CAPTION_RESPONDERS)
+        unknown = [n for n in names if n not in CAPTION_RESPONDERS]
+        if unknown:
+            raise dg.Failure(f"unknown caption responders {unknown}; known: {', '.join(CAPTION_RESPONDERS)}")
+        return ["oracle", *[n for n in names if n != "oracle"]]
+
+    def caption_judge(self, cache: CallCache):
+        """The caption track's judge (the QA judge's provider and model), or ``(None, "")``."""
+        caller, model = self.judge_caller(cache)
+        if caller is None:
+            return None, ""
+        rpm, concurrency = self.limits()
+        return caption_judge(caller, cache, model=model, rpm=rpm, concurrency=concurrency), model
