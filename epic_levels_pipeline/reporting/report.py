@@ -669,7 +669,7 @@ def _caption_section(doc: _Doc, caption_scores, caption_alignments) -> None:
         rows = shown[shown["clip_key"] == key]
         first_model = rows["model"].fillna("").iloc[0]
         rows = rows[rows["model"].fillna("") == first_model]
-        png = timeline_png(rows, Clip.from_key(key).duration_s, title=f"{key} — {_label(responder, first_model)}")
+        png = timeline_png(rows, Clip.from_key(key).duration_s, title=f"{key} — {_label(responder, first_model) if first_model else responder}")
         doc.image(f"caption_timeline_{_slug(key)}.png", png, f"caption timeline of {key}")
 
 
