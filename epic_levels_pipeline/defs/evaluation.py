@@ -85,12 +85,16 @@ class EvaluationResource(dg.ConfigurableResource):
             return None, ""
         return self.caller(cache, model), model
 
-    def judge(self, cache: CallCache):
+    def _judge_from(self, make, cache: CallCache):
+        """``(make(caller, cache, model=…, rpm=…, concurrency=…), model)`` for the judge, or ``(None, "")``."""
         caller, model = self.judge_caller(cache)
         if caller is None:
             return None, ""
         rpm, concurrency = self.limits()
-        return gemini_judge(caller, cache, model=model, rpm=rpm, concurrency=concurrency), model
+        return make(caller, cache, model=model, rpm=rpm, concurrency=concurrency), model
+
+    def judge(self, cache: CallCache):
+        return self._judge_from(gemini_judge, cache)
 
     def caption_offline(self) -> list[str]:
         """The caption track's offline responders; the ``oracle`` always runs (it is the track's self-test)."""
@@ -103,8 +107,4 @@ class EvaluationResource(dg.ConfigurableResource):
 
     def caption_judge(self, cache: CallCache):
         """The caption track's judge (the QA judge's provider and model), or ``(None, "")``."""
-        caller, model = self.judge_caller(cache)
-        if caller is None:
-            return None, ""
-        rpm, concurrency = self.limits()
-        return caption_judge(caller, cache, model=model, rpm=rpm, concurrency=concurrency), model
+        return self._judge_from(caption_judge, cache)
