@@ -24,7 +24,8 @@ Decisions and edge cases:
 - Every table may be None, empty or missing columns: its section then says so; nothing raises. A report
   from no data at all is a valid report that says every table is empty.
 - Format pairs are shown pooled over levels (``level == '*'``); condition pairs for every level. McNemar
-  p-values are not adjusted for the number of comparisons (stated in the notes).
+  p-values are the clip-clustered ones (``mcnemar_p``; a clip counts once however many pairs it holds) and
+  are not adjusted for the number of comparisons (both stated in the notes).
 - Plots are drawn with matplotlib's Agg canvas on ``Figure`` objects (no pyplot, no global backend change),
   so building a report is safe inside a server process. Bars with no value are left out; whiskers are the
   interval (clipped to be non-negative where a point estimate lies outside its percentile interval).
@@ -415,7 +416,8 @@ def _pair_rows(frame: pd.DataFrame, with_condition: bool) -> pd.DataFrame:
             "A vs B": f"{r.a} vs {r.b}", "pairs": fmt(r.n_pairs), "both right": fmt(r.both),
             "only A": fmt(r.only_a), "only B": fmt(r.only_b), "neither": fmt(r.neither),
             "acc A": fmt(r.accuracy_a), "acc B": fmt(r.accuracy_b),
-            "diff A−B [95 %]": fmt_interval(r.diff, r.diff_ci_low, r.diff_ci_high), "McNemar p": fmt_p(r.mcnemar_p),
+            "diff A−B [95 %]": fmt_interval(r.diff, r.diff_ci_low, r.diff_ci_high),
+            "McNemar p (clip-clustered)": fmt_p(r.mcnemar_p),
         })
         rows.append(row)
     return pd.DataFrame(rows)
@@ -427,7 +429,10 @@ def _paired_section(doc: _Doc, paired: pd.DataFrame) -> None:
         "Pairs are the same item under two conditions (clip vs no_clip, clip vs silenced) or the same base "
         "question in two formats (within one condition); only pairs decided on both sides count.",
         "`diff` = accuracy A − accuracy B on those pairs, with a 95 % bootstrap interval resampled by clip; "
-        "`McNemar p` is the exact two-sided test on the discordant pairs (only A / only B right).",
+        "`McNemar p (clip-clustered)` is an exact two-sided sign-flip test over clips on the discordant pairs "
+        "(only A / only B right): each clip's net lean counts once, so many questions from one clip cannot "
+        "make a difference look surer than its clips allow (with one pair per clip it is the exact McNemar "
+        "test; the smallest p that K leaning clips can give is 2^(1−K)).",
         "p-values are not adjusted for the number of comparisons: read them as screening, not as proof.",
     ])
     needed = {"responder", "model", "level", "kind", "condition", "a", "b", "n_pairs", "both", "only_a", "only_b",

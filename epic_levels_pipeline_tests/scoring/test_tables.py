@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from epic_levels_pipeline.scoring.metrics.tables import over_marking, paired_comparisons, scores
+from epic_levels_pipeline.scoring.metrics.stats import chance_corrected_interval, cluster_bootstrap, mcnemar_exact, score_intervals
+from epic_levels_pipeline.scoring.metrics.tables import PAIR_COLUMNS, SCORE_COLUMNS, over_marking, paired_comparisons, scores
 
 
 def verdict(qid, fmt, condition, correct, clip, scored_by="rule", chance=0.25, marked=None, base=None):
@@ -42,9 +43,57 @@ def test_paired_comparisons_count_pairs_by_question_and_item():
     assert (fmt["a"], fmt["b"]) == ("multiple_choice", "yes_no")
     assert (fmt["n_pairs"], fmt["both"], fmt["only_a"], fmt["only_b"], fmt["neither"]) == (5, 1, 2, 1, 1)
     assert fmt["mcnemar_p"] == pytest.approx(1.0)  # 2 vs 1 discordant: exact two-sided p = 1
+    assert fmt["mcnemar_p_unclustered"] == fmt["mcnemar_p"]  # one question per clip: the same test
     cond = p[(p["kind"] == "condition") & (p["level"] == "*")].iloc[0]
     assert (cond["a"], cond["b"], cond["only_a"], cond["only_b"]) == ("clip", "no_clip", 2, 1)
     assert cond["diff"] == pytest.approx(0.2)
+
+
+def test_paired_p_is_clustered_by_clip():
+    # twelve questions from three clips, every one right in multiple choice and wrong in yes/no
+    rows = []
+    for i in range(12):
+        rows.append(verdict(f"q{i}", "multiple_choice", "clip", True, f"c{i % 3}"))
+        rows.append(verdict(f"q{i}", "yes_no", "clip", False, f"c{i % 3}", chance=0.5))
+    p = paired_comparisons(pd.DataFrame(rows), n_boot=100)
+    assert list(p.columns) == PAIR_COLUMNS and PAIR_COLUMNS[-1] == "mcnemar_p_unclustered"
+    fmt = p[(p["kind"] == "format") & (p["level"] == "*")].iloc[0]
+    assert fmt["mcnemar_p_unclustered"] == mcnemar_exact(12, 0) == pytest.approx(2 ** -11)
+    assert fmt["mcnemar_p"] == pytest.approx(2 ** -2)  # three clips leaning one way: 2 of 8 sign patterns
+
+
+def _top(s: pd.DataFrame, fmt: str = "*") -> pd.Series:
+    return s[(s["format"] == fmt) & (s["subtype"] == "*") & (s["level"] == "*") & (s["dataset"] == "*")].iloc[0]
+
+
+@pytest.mark.parametrize("balanced", [True, False])
+def test_pooled_formats_resample_their_chance(balanced):
+    # multiple choice (chance 1/4) in every clip; yes/no (1/2) in every clip, or only in clips c0–c3
+    rows = []
+    for i in range(24):
+        clip = f"c{i % 8}"
+        rows.append(verdict(f"q{i}", "multiple_choice", "clip", i % 8 < 5, clip))
+        if balanced or i % 8 < 4:
+            rows.append(verdict(f"q{i}", "yes_no", "clip", i % 3 == 0, clip, chance=0.5))
+    v = pd.DataFrame(rows)
+    s = scores(v, n_boot=300, seed=1)
+    assert list(s.columns) == SCORE_COLUMNS
+    top = _top(s)
+    ok = v["correct"].astype(float).to_numpy()
+    acc, cc = score_intervals(ok, v["chance"].to_numpy(), v["clip_key"].to_numpy(), n_boot=300, seed=1)
+    assert (top["accuracy_ci_low"], top["accuracy_ci_high"]) == acc
+    assert (top["ci_low"], top["ci_high"]) == cc
+    fixed = chance_corrected_interval(*acc, top["chance"])
+    if balanced:  # every clip has the same mix of chance: the resampled mean chance never moves
+        assert cc == pytest.approx(fixed, abs=1e-12)
+    else:
+        assert cc != pytest.approx(fixed, abs=1e-3)
+    assert top["ci_low"] <= top["chance_corrected"] <= top["ci_high"]
+    # one format, one chance: the transformed accuracy interval, as before
+    mc = _top(s, "multiple_choice")
+    sub = v[v["format"] == "multiple_choice"]
+    low, high = cluster_bootstrap(sub["correct"].astype(float), sub["clip_key"], n_boot=300, seed=1)
+    assert (mc["ci_low"], mc["ci_high"]) == chance_corrected_interval(low, high, 0.25)
 
 
 def test_over_marking_share():

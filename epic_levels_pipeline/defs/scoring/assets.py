@@ -49,7 +49,7 @@ def main_table(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 @dg.asset(
-    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1", automation_condition=CROSS_CLIP,
+    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="2", automation_condition=CROSS_CLIP,
     ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="n, accuracy, chance, chance-corrected accuracy and its clip-clustered 95 % bootstrap interval "
                 "per responder/model × dataset × level × subtype × format × condition, with '*' roll-ups.",
@@ -64,10 +64,11 @@ def scores(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
 
 
 @dg.asset(
-    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1", automation_condition=CROSS_CLIP,
+    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="2", automation_condition=CROSS_CLIP,
     ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="Paired comparisons on the same base questions: every pair of formats, clip vs no_clip and clip vs "
-                "silenced; both/only-A/only-B counts, exact McNemar p, difference with a clip-clustered interval.",
+                "silenced; both/only-A/only-B counts, clip-clustered McNemar p (and the unclustered one), "
+                "difference with a clip-clustered interval.",
 )
 def paired_comparisons(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
     frame = make_pairs(verdicts)

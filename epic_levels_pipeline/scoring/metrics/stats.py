@@ -7,11 +7,17 @@ Decisions:
 - **Intervals are percentile bootstrap intervals over clips.** Questions of one clip share the video, so
   they are not independent; resampling clips (clusters) with replacement, then taking every row of each
   drawn clip, keeps that dependence. A single clip has nothing to resample between, so its interval comes
-  from resampling its rows (say so when reporting it). The interval of a chance-corrected accuracy is the
-  transformed accuracy interval (:func:`chance_corrected_interval`): for a fixed ``chance < 1`` the
-  transform is increasing, so percentiles map onto percentiles.
-- **Paired comparisons** (two settings answering the same questions) use the exact McNemar test on the
-  discordant pairs and a cluster bootstrap of the per-question difference.
+  from resampling its rows (say so when reporting it).
+- **Chance-corrected intervals** (:func:`score_intervals`): when every row has the same chance,
+  the interval is the accuracy interval transformed (:func:`chance_corrected_interval`; for a fixed
+  ``chance < 1`` the transform is increasing, so percentiles map onto percentiles). When rows of different
+  chance are pooled (formats pooled, ``'*'`` roll-ups), the mean chance itself depends on which clips were
+  drawn, so each resample recomputes both: ``(mean(correct) - mean(chance)) / (1 - mean(chance))``.
+- **Paired comparisons** (two settings answering the same questions) use a clip-level sign-flip
+  permutation test (:func:`mcnemar_clustered`) — the exact McNemar test generalised to clips, which is
+  the exact McNemar test itself when every clip holds one pair — and a cluster bootstrap of the
+  per-question difference. The plain exact McNemar p (:func:`mcnemar_exact`, pairs treated as
+  independent) is kept beside it for comparison; it is anti-conservative when a clip holds many pairs.
 - NaN in ``values`` is not dropped silently: it propagates into the statistic (the caller decides what an
   unscored reply is). :func:`paired_summary` refuses NaN.
 """
@@ -61,6 +67,21 @@ def _row_bootstrap(values: np.ndarray, stat: Callable, n_boot: int, rng: np.rand
     return np.array([stat(values[row]) for row in idx], dtype=float)
 
 
+def _draw_counts(k: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n_boot, k)`` matrix: how often each of ``k`` clusters is drawn in each resample of ``k`` draws."""
+    draws = rng.integers(0, k, size=(n_boot, k))
+    return np.bincount((draws + np.arange(n_boot)[:, None] * k).ravel(), minlength=n_boot * k).reshape(n_boot, k)
+
+
+def _clusters(values: np.ndarray, clusters, name: str = "values") -> tuple[np.ndarray, int]:
+    """Integer codes of ``clusters`` (one per row of ``values``) and how many distinct clusters there are."""
+    groups = pd.Series(np.asarray(clusters, dtype=object).ravel())
+    if len(values) != len(groups):
+        raise ValueError(f"{name} ({len(values)}) and clusters ({len(groups)}) differ in length")
+    codes, uniques = pd.factorize(groups, use_na_sentinel=False)
+    return codes, len(uniques)
+
+
 def cluster_bootstrap(values, clusters, *, stat: Callable = np.mean, n_boot: int = 2000, seed: int = 0,
                       alpha: float = 0.05) -> tuple[float, float]:
     """Percentile ``1 - alpha`` interval of ``stat`` by resampling clusters (clip ids) with replacement.
@@ -76,18 +97,13 @@ def cluster_bootstrap(values, clusters, *, stat: Callable = np.mean, n_boot: int
     The same ``seed`` gives the same interval.
     """
     vals = np.asarray(values, dtype=float).ravel()
-    groups = pd.Series(np.asarray(clusters, dtype=object).ravel())
-    if len(vals) != len(groups):
-        raise ValueError(f"values ({len(vals)}) and clusters ({len(groups)}) differ in length")
+    codes, k = _clusters(vals, clusters)
     if len(vals) == 0:
         return float("nan"), float("nan")
     rng = np.random.default_rng(seed)
-    codes, uniques = pd.factorize(groups, use_na_sentinel=False)
-    k = len(uniques)
     if k == 1:
         return _percentiles(_row_bootstrap(vals, stat, n_boot, rng), alpha)
-    draws = rng.integers(0, k, size=(n_boot, k))
-    counts = np.bincount((draws + np.arange(n_boot)[:, None] * k).ravel(), minlength=n_boot * k).reshape(n_boot, k)
+    counts = _draw_counts(k, n_boot, rng)
     if stat is np.mean:
         sums = np.bincount(codes, weights=vals, minlength=k)
         sizes = np.bincount(codes, minlength=k).astype(float)
@@ -95,6 +111,49 @@ def cluster_bootstrap(values, clusters, *, stat: Callable = np.mean, n_boot: int
     else:
         boot = np.array([stat(np.repeat(vals, row[codes])) for row in counts], dtype=float)
     return _percentiles(boot, alpha)
+
+
+def score_intervals(correct, chance, clusters, *, n_boot: int = 2000, seed: int = 0,
+                    alpha: float = 0.05) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Clip-clustered ``1 - alpha`` intervals of a group's accuracy and of its chance-corrected accuracy.
+
+    Returns ``((accuracy_low, accuracy_high), (chance_corrected_low, chance_corrected_high))``.
+
+    - The accuracy interval is :func:`cluster_bootstrap` of ``correct`` (same seed, same numbers).
+    - **One chance** (every row's ``chance`` equal, e.g. a single format): the chance-corrected interval is
+      the accuracy interval transformed (:func:`chance_corrected_interval`), as it always was.
+    - **Pooled chance** (rows of different chance, e.g. formats pooled in a ``'*'`` roll-up): the mean
+      chance of a resample depends on which clips were drawn, so treating it as fixed understates the
+      spread. Each resample (the very draws of the accuracy interval) recomputes both means and gives
+      ``(mean(correct) - mean(chance)) / (1 - mean(chance))`` of the drawn rows; the interval is the
+      percentiles of those. One clip: rows are resampled (pairs of correct and chance stay together).
+    - A resample whose mean chance is 1 has no chance-corrected value (NaN), and then the interval is NaN:
+      it is not left out silently. NaN in ``chance`` gives a NaN chance-corrected interval too.
+    - No rows → all NaN.
+    """
+    ok = np.asarray(correct, dtype=float).ravel()
+    ch = np.asarray(chance, dtype=float).ravel()
+    if len(ok) != len(ch):
+        raise ValueError(f"correct ({len(ok)}) and chance ({len(ch)}) differ in length")
+    codes, k = _clusters(ok, clusters, "correct")
+    nan = float("nan")
+    if len(ok) == 0:
+        return (nan, nan), (nan, nan)
+    if np.all(ch == ch[0]):
+        low, high = cluster_bootstrap(ok, clusters, n_boot=n_boot, seed=seed, alpha=alpha)
+        return (low, high), chance_corrected_interval(low, high, float(ch.mean()))  # the group's chance, as reported
+    rng = np.random.default_rng(seed)
+    if k == 1:  # the draws of _row_bootstrap, applied to both columns
+        idx = rng.integers(0, len(ok), size=(n_boot, len(ok)))
+        boot_acc, boot_chance = ok[idx].mean(axis=1), ch[idx].mean(axis=1)
+    else:
+        counts = _draw_counts(k, n_boot, rng)
+        sizes = counts @ np.bincount(codes, minlength=k).astype(float)
+        boot_acc = (counts @ np.bincount(codes, weights=ok, minlength=k)) / sizes
+        boot_chance = (counts @ np.bincount(codes, weights=ch, minlength=k)) / sizes
+    boot_cc = np.asarray(chance_corrected(boot_acc, boot_chance), dtype=float)
+    cc = (nan, nan) if np.isnan(boot_cc).any() else _percentiles(boot_cc, alpha)
+    return _percentiles(boot_acc, alpha), cc
 
 
 def mcnemar_exact(only_a: int, only_b: int) -> float:
@@ -116,6 +175,75 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
     return min(1.0, 2 * tail / 2 ** n)
 
 
+def _binomial_half_pmf(k: int) -> np.ndarray:
+    """``P(X = j)``, ``X ~ Bin(k, 1/2)``, ``j = 0..k``: exact integer binomials, one rounded division each."""
+    out, term, total = np.empty(k + 1), 1, 2 ** k
+    for j in range(k + 1):
+        out[j] = term / total
+        term = term * (k - j) // (j + 1)
+    return out
+
+
+def mcnemar_clustered(only_a, only_b) -> float:
+    """Two-sided clip-clustered McNemar p-value: an exact sign-flip permutation test over clips.
+
+    ``only_a[i]`` / ``only_b[i]`` are clip ``i``'s discordant pairs (only A right / only B right). With
+    ``d_i = only_a[i] - only_b[i]`` and ``T = sum(d_i)``, the null hypothesis is that swapping the labels A
+    and B for a whole clip does not change the distribution of that clip's outcomes, clips independent.
+    Given ``|d_i|``, each sign is then a fair coin, and ``p = P(|sum(s_i |d_i|)| >= |T|)`` over the
+    ``2^K`` equally likely sign patterns. It is computed exactly (the distribution of the sum is a
+    convolution of binomials, one per distinct ``|d_i|``), never sampled.
+
+    Why this test:
+
+    - **It is the exact McNemar test when clips are independent pairs.** With one pair per clip every
+      ``|d_i|`` is 0 or 1 and the sign-flip distribution is ``Bin(b + c, 1/2)``: the p-value equals
+      :func:`mcnemar_exact` exactly (more generally, whenever all non-zero ``|d_i|`` are equal it is
+      :func:`mcnemar_exact` of the number of clips leaning each way, which is how it is computed then).
+    - **A clip counts once however many pairs it holds.** Duplicating one clip's pairs ``k`` times drives
+      the plain p towards 0; here that clip is one sign, and the p-value is bounded below by
+      ``2^(1 - K')`` (``K'`` = clips with ``d_i != 0``; the observed pattern and its mirror are always
+      "as extreme"). Few clips cannot give strong evidence, which is the honest answer.
+    - Against the alternatives: Obuchowski's (1998) clustered statistic
+      ``(sum d_i)^2 / (K/(K-1) sum (d_i - n_i d)^2)`` (``d`` = mean difference per pair) is a Wald
+      chi-square — its variance is 0, the statistic infinite, when every discordant clip leans the same
+      way, and with one pair per clip it is not McNemar; Durkalski's (2003) ``(sum d_i)^2 / sum d_i^2`` is
+      the uncorrected McNemar chi-square then, but still relies on the chi-square approximation, which
+      is poor with the few clips a level or subtype has. The permutation test needs no approximation.
+
+    Edge cases: no discordant pair, or a net difference of 0 → 1.0. **One clip** → :func:`mcnemar_exact`
+    of its counts (pairs treated as independent): there is nothing to permute between, and the test is
+    then about that clip's questions only — as :func:`cluster_bootstrap` resamples rows of a single clip.
+    Negative counts or arrays of different lengths raise.
+    """
+    b = np.asarray(only_a, dtype=np.int64).ravel()
+    c = np.asarray(only_b, dtype=np.int64).ravel()
+    if len(b) != len(c):
+        raise ValueError(f"only_a ({len(b)}) and only_b ({len(c)}) differ in length (one entry per clip)")
+    if (b < 0).any() or (c < 0).any():
+        raise ValueError("discordant counts must be non-negative")
+    if len(b) == 1:
+        return mcnemar_exact(int(b[0]), int(c[0]))
+    d = b - c
+    observed = abs(int(d.sum()))
+    d = d[d != 0]
+    if observed == 0:
+        return 1.0
+    sizes, counts = np.unique(np.abs(d), return_counts=True)
+    if len(sizes) == 1:  # T / m = (leaning to A) - (leaning to B): a binomial, exactly
+        return mcnemar_exact(int((d > 0).sum()), int((d < 0).sum()))
+    # distribution of sum(s_i |d_i|) on the integers -S..S, built one group of equal |d_i| at a time,
+    # largest group first so the long convolutions are with short kernels
+    dist = np.ones(1)
+    for m, k in sorted(zip(sizes.tolist(), counts.tolist()), key=lambda g: -g[1]):
+        kernel = np.zeros(2 * m * k + 1)
+        kernel[:: 2 * m] = _binomial_half_pmf(k)  # s = m(2j - k), j clips of this size signed +
+        dist = np.convolve(dist, kernel)
+    half = (len(dist) - 1) // 2
+    t = np.abs(np.arange(-half, half + 1))
+    return min(1.0, math.fsum(dist[t >= observed]))
+
+
 def _as_bool(values, name: str) -> np.ndarray:
     arr = np.asarray(values, dtype=object).ravel()
     if any(v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA for v in arr):
@@ -128,15 +256,20 @@ def paired_summary(a_correct, b_correct, clusters, *, n_boot: int = 2000, seed: 
     """Compare two settings on the same questions (row i of ``a_correct`` and ``b_correct`` is one question).
 
     Returns ``n_pairs``, ``both``, ``only_a``, ``only_b``, ``neither``, ``accuracy_a``, ``accuracy_b``,
-    ``mcnemar_p`` (exact, :func:`mcnemar_exact`), ``diff`` = mean(a) − mean(b) and ``diff_ci_low``/
-    ``diff_ci_high`` (cluster bootstrap of the per-question difference a − b, clusters = clip ids).
-    No pairs → counts 0, p 1.0, NaN diff and interval. Missing values raise (pair only scored rows).
+    ``mcnemar_p`` (clip-clustered, :func:`mcnemar_clustered`), ``mcnemar_p_unclustered`` (exact McNemar
+    with pairs treated as independent, :func:`mcnemar_exact`), ``diff`` = mean(a) − mean(b) and
+    ``diff_ci_low``/``diff_ci_high`` (cluster bootstrap of the per-question difference a − b, clusters =
+    clip ids). No pairs → counts 0, p 1.0, NaN diff and interval. Missing values raise (pair only scored
+    rows).
     """
     a = _as_bool(a_correct, "a_correct")
     b = _as_bool(b_correct, "b_correct")
     if len(a) != len(b):
         raise ValueError(f"a_correct ({len(a)}) and b_correct ({len(b)}) differ in length")
-    only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
+    codes, k = _clusters(a, clusters, "a_correct")
+    per_clip_a = np.bincount(codes, weights=(a & ~b), minlength=k).astype(np.int64)
+    per_clip_b = np.bincount(codes, weights=(~a & b), minlength=k).astype(np.int64)
+    only_a, only_b = int(per_clip_a.sum()), int(per_clip_b.sum())
     diff_values = a.astype(float) - b.astype(float)
     low, high = cluster_bootstrap(diff_values, clusters, n_boot=n_boot, seed=seed, alpha=alpha)
     nan = float("nan")
@@ -148,7 +281,8 @@ def paired_summary(a_correct, b_correct, clusters, *, n_boot: int = 2000, seed: 
         "neither": int((~a & ~b).sum()),
         "accuracy_a": float(a.mean()) if len(a) else nan,
         "accuracy_b": float(b.mean()) if len(b) else nan,
-        "mcnemar_p": mcnemar_exact(only_a, only_b),
+        "mcnemar_p": mcnemar_clustered(per_clip_a, per_clip_b),
+        "mcnemar_p_unclustered": mcnemar_exact(only_a, only_b),
         "diff": float(diff_values.mean()) if len(a) else nan,
         "diff_ci_low": low,
         "diff_ci_high": high,

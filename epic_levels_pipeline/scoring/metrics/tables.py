@@ -8,14 +8,18 @@ Decisions:
   name that names a candidate is the key one time in four); ``accuracy_strict`` counts undecided rows
   as wrong — a lower bound, and what a judge that says "none" to every non-matching name would give.
 - ``chance`` of a group is the mean chance of its verdicts' items; ``chance_corrected`` is
-  ``(accuracy − chance) / (1 − chance)``. Its interval is the clip-clustered bootstrap interval of the
-  accuracy, transformed the same way (the transform is increasing).
+  ``(accuracy − chance) / (1 − chance)``. Its interval is clip-clustered (:func:`stats.score_intervals`):
+  in a group of one chance (one format) it is the accuracy interval transformed the same way (the
+  transform is increasing); where items of different chance are pooled (format ``'*'``), every resample
+  of clips recomputes the mean chance of the drawn items as well as their accuracy.
 - Roll-ups: every combination of dataset, level, subtype (with its distractor strategy) and format may be
   ``'*'``; responder/model and condition are never pooled (pooling conditions would mix what is compared).
   Pooling subtypes counts each base question once, in its subtype's own distractor strategy: the extra
   leaky variants (``absent_from_clip`` copies of moment questions) appear only in per-subtype rows.
 - Paired comparisons pair verdicts of the same base question (formats, within one condition) or of the
-  same item (conditions), keeping only pairs where both sides are decided.
+  same item (conditions), keeping only pairs where both sides are decided. ``mcnemar_p`` is clustered by
+  clip (:func:`stats.mcnemar_clustered`); ``mcnemar_p_unclustered`` is the plain exact McNemar p that
+  treats every pair as independent (anti-conservative when clips hold many pairs), kept for comparison.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from .stats import chance_corrected, chance_corrected_interval, cluster_bootstrap, paired_summary
+from .stats import chance_corrected, paired_summary, score_intervals
 from ...bank.subtypes import is_primary
 
 COUNTED = ("rule", "judge", "unparsed")
@@ -35,7 +39,7 @@ SCORE_COLUMNS = ["responder", "model", "dataset", "level", "subtype", "distracto
                  "accuracy_ci_high", "accuracy_strict", "chance_corrected_strict", "n_undecided", "n_unparsed", "n_skipped", "n_error", "n_judge", "n_clips"]
 PAIR_COLUMNS = ["responder", "model", "level", "kind", "condition", "a", "b", "n_pairs", "both", "only_a", "only_b",
                 "neither", "mcnemar_p", "diff", "diff_ci_low", "diff_ci_high", "accuracy_a", "accuracy_b",
-                "chance_corrected_a", "chance_corrected_b"]
+                "chance_corrected_a", "chance_corrected_b", "mcnemar_p_unclustered"]
 
 
 def primary_mask(v: pd.DataFrame) -> np.ndarray:
@@ -80,8 +84,7 @@ def scores(verdicts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.D
             row = dict(zip(keys, group))
             acc = ok[c].mean() if n else np.nan
             ch = chance_col[c].mean() if n else np.nan
-            low, high = cluster_bootstrap(ok[c].astype(float), clips[c], n_boot=n_boot, seed=seed) if n else (np.nan, np.nan)
-            cc_low, cc_high = chance_corrected_interval(low, high, ch) if n else (np.nan, np.nan)
+            (low, high), (cc_low, cc_high) = score_intervals(ok[c], chance_col[c], clips[c], n_boot=n_boot, seed=seed)
             strict = ok[d].mean() if len(d) else np.nan
             strict_chance = chance_col[d].mean() if len(d) else np.nan
             kinds = scored_by[index]
@@ -103,7 +106,8 @@ def _pair_row(base: dict, a_name: str, b_name: str, merged: pd.DataFrame, n_boot
     ch_a, ch_b = merged["chance_a"].mean(), merged["chance_b"].mean()
     return {**base, "a": a_name, "b": b_name, "n_pairs": summary["n_pairs"], "both": summary["both"],
             "only_a": summary["only_a"], "only_b": summary["only_b"], "neither": summary["neither"],
-            "mcnemar_p": summary["mcnemar_p"], "diff": summary["diff"], "diff_ci_low": summary["diff_ci_low"],
+            "mcnemar_p": summary["mcnemar_p"], "mcnemar_p_unclustered": summary["mcnemar_p_unclustered"],
+            "diff": summary["diff"], "diff_ci_low": summary["diff_ci_low"],
             "diff_ci_high": summary["diff_ci_high"], "accuracy_a": summary["accuracy_a"], "accuracy_b": summary["accuracy_b"],
             "chance_corrected_a": chance_corrected(summary["accuracy_a"], ch_a),
             "chance_corrected_b": chance_corrected(summary["accuracy_b"], ch_b)}
