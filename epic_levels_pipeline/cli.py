@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -82,13 +83,16 @@ def cmd_questions(args) -> int:
 def cmd_run(args) -> int:
     from .orchestrate import run_pipeline
 
-    import os
-
     paths = Paths.default()
-    # The flags reach the evaluation resource as run configuration (recorded with each run in the UI).
+    # The flags reach the evaluation resource as run configuration (recorded with each run in the UI), the judge
+    # included (default: $EPIC_LEVELS_JUDGE_MODEL, else the first model). Keys stay in the environment, never here.
     evaluation = {"responders": args.responders, "models": args.models}
-    if args.models and not os.environ.get("EPIC_LEVELS_JUDGE_MODEL"):
-        evaluation["judge_model"] = args.models.split(",")[0]
+    if args.endpoint:
+        evaluation["endpoint"] = args.endpoint
+    if args.judge:
+        evaluation["judge_model"] = args.judge
+    elif args.models and not os.environ.get("EPIC_LEVELS_JUDGE_MODEL"):
+        evaluation["judge_model"] = args.models.split(",")[0].strip()
     run_config = {"resources": {"evaluation": {"config": evaluation}}}
     report = run_pipeline(paths, clip_keys=args.clips or None, run_config=run_config)
     print(f"\n{len(report.clips)} clips, {report.runs} runs, {report.seconds:.1f} s; failed: {report.failed or 'none'}")
@@ -194,7 +198,12 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("run", help="materialize the whole graph for the manifest's clips and print the main table")
     p.add_argument("--clips", nargs="*", help="clip keys (default: every clip in data/clips.csv)")
     p.add_argument("--responders", default="oracle,chance,presence,blind", help="offline responders to run")
-    p.add_argument("--models", default="", help="Gemini models to run (needs GEMINI_API_KEY)")
+    p.add_argument("--models", default="", help="comma-separated PROVIDER/MODEL names: gemini/…, openai/…, vllm/…, "
+                   "sglang/… (bare Gemini names still work, deprecated); keys from the environment")
+    p.add_argument("--endpoint", default="", help="base URL of the models' server, e.g. http://127.0.0.1:8000/v1 "
+                   "(default: the provider's *_BASE_URL variable, else its usual address)")
+    p.add_argument("--judge", default="", help="PROVIDER/MODEL that judges open replies the rules cannot decide "
+                   "(default: $EPIC_LEVELS_JUDGE_MODEL, else the first model)")
     p.set_defaults(fn=cmd_run)
 
     p = sub.add_parser("validate", help="validate annotation files; prints FILE:ROW:COLUMN: message")
@@ -216,8 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_report)
 
     p = sub.add_parser("estimate", help="print the calls, tokens and cost a run with models would spend, before spending them")
-    p.add_argument("--models", default="gemini-2.5-flash", help="comma-separated Gemini model names")
-    p.add_argument("--price", action="append", help="MODEL=IN,OUT dollars per 1M input/output tokens (repeatable)")
+    p.add_argument("--models", default="gemini/gemini-2.5-flash", help="comma-separated PROVIDER/MODEL names")
+    p.add_argument("--price", action="append", help="MODEL=IN,OUT[,AUDIO_IN] dollars per 1M input/output tokens "
+                   "(repeatable; overrides the documented prices assumed)")
     p.set_defaults(fn=cmd_estimate)
 
     p = sub.add_parser("import-mcq", help="convert HD-EPIC's VQA benchmark files through the format steps")

@@ -1,4 +1,4 @@
-"""What a run with Gemini models would spend — calls, tokens, cost — before spending it (pure core).
+"""What a run with models of any provider would spend — calls, tokens, cost — before spending it (pure core).
 
 For each model × condition × format the estimate counts one call per item and condition, as
 :func:`responses.model_responses` would send them: ``clip`` and ``silenced`` (``epic_sounds`` only) carry
@@ -8,11 +8,26 @@ the clip's video, ``no_clip`` is text only. Judge calls are added for a share of
 
 - **Prompt tokens** ≈ characters / :data:`CHARS_PER_TOKEN` (4): Google's rule of thumb for English text
   ("a token is about 4 characters"). The real count comes from the tokenizer (``count_tokens``).
-- **Video tokens** ≈ :data:`VIDEO_TOKENS_PER_S` (258: one frame per second at the default media resolution,
-  258 tokens per frame) + :data:`AUDIO_TOKENS_PER_S` (32 tokens per second of audio) = ~290 tokens per
-  second of clip, i.e. ~8,700 for a 30-second clip, sent again with *every* media call (the upload is
-  reused, the tokens are not). ``silenced`` sends the same video with a silent audio track, so it costs the
-  same tokens. A lower ``media_resolution`` (66 tokens per frame) or another ``fps`` would change this.
+- **Media tokens per route** (:func:`media_rates`; models are ``PROVIDER/MODEL`` names, bare Gemini names
+  still accepted). Media tokens are sent again with *every* media call (an upload is reused, its tokens are
+  not); ``silenced`` sends the same video with a silent audio track, so it costs the same tokens.
+
+  - ``gemini``: :data:`VIDEO_TOKENS_PER_S` (258: one frame per second at the default media resolution, 258
+    tokens per frame) + :data:`AUDIO_TOKENS_PER_S` (32 tokens per second of audio) = ~290 tokens per second
+    of clip, i.e. ~8,700 for a 30-second clip (Google's documented rates). A lower ``media_resolution``
+    (66 tokens per frame) or another ``fps`` would change this.
+  - ``frames`` route (OpenAI's API by default): frames × :data:`FRAME_TOKENS` — the route's frame count
+    (``frames_fps``, at most ``max_frames`` per window: 30 for a 30-second clip at 1 fps) times 255 tokens
+    per frame (OpenAI's high-detail image rule: 85 + 170 per 512-pixel tile; a 448-pixel-wide frame is one
+    tile) — plus ``input_audio`` at :data:`OPENAI_AUDIO_TOKENS_PER_S` (10 per second: one audio token per
+    100 ms, OpenAI's figure for its audio models). Assumption: the ``-audio`` models take ``input_audio``;
+    others reject it.
+  - ``video_url`` route (vLLM, SGLang; Qwen2.5-VL / Qwen2.5-Omni style processors):
+    :data:`LOCAL_VIDEO_TOKENS_PER_S` (2 frames per second merged in pairs into one temporal patch, ~144
+    tokens for a frame resized to 448×252 in 28-pixel patches ≈ 144 per second) — an assumption that the
+    server's processor settings (``max_pixels``, ``fps``) change — and audio (``input_audio`` or
+    ``use_audio_in_video``) at :data:`LOCAL_AUDIO_TOKENS_PER_S` (25 per second: one audio-encoder frame per
+    40 ms, as Qwen2-Audio's encoder documents).
 - **Output tokens** per reply by format (:data:`OUTPUT_TOKENS`): ``yes_no`` / ``multiple_choice`` /
   ``statements`` ~5, ``open`` ~10, ``option_judgement`` (4b) ~20; ``open_with_reason`` adds
   :data:`REASON_TOKENS` (~30) to its base format (so ~40 for an open base). Thinking tokens are *not*
@@ -25,10 +40,11 @@ the clip's video, ``no_clip`` is text only. Judge calls are added for a share of
   model defaults to the model being estimated.
 - **Prices** (:data:`DEFAULT_PRICES`, USD per 1M tokens, standard paid tier, prompts ≤ 200k tokens, no
   batch discount or context caching) are *configurable assumptions* as published on Google's Gemini API
-  pricing page at the time of writing — check them before relying on a figure, and override with
-  ``price_table`` (``--price MODEL=IN,OUT[,AUDIO_IN]``). Where a model bills audio input at its own rate
-  (2.5-flash: $1.00 / 1M) the audio tokens use it. A model not in the table shows tokens but cost
-  ``unknown`` (NaN in the frame).
+  and OpenAI's API pricing pages at the time of writing — check them before relying on a figure, and
+  override with ``price_table`` (``--price MODEL=IN,OUT[,AUDIO_IN]``, MODEL with or without its provider).
+  Where a model bills audio input at its own rate (2.5-flash: $1.00 / 1M; OpenAI's audio models) the audio
+  tokens use it. A model not in the table — every self-hosted ``vllm/`` and ``sglang/`` model, whose cost
+  is the server's time, not tokens — shows tokens but cost ``unknown`` (NaN in the frame).
 
 Items come from the materialized items table (``data/assets/items/<clip>.parquet``) where a clip has one,
 else they are computed with the core (annotations → questions → items) for the clips asked for (default:
@@ -54,6 +70,10 @@ VIDEO_TOKENS_PER_S = 258   # 1 frame per second × 258 tokens per frame (default
 AUDIO_TOKENS_PER_S = 32
 MEDIA_TOKENS_PER_S = VIDEO_TOKENS_PER_S + AUDIO_TOKENS_PER_S  # ~290
 MEDIA_CONDITIONS = ("clip", "silenced")
+FRAME_TOKENS = 255                 # OpenAI high detail: 85 + 170 per 512-px tile; a 448-px frame is one tile
+OPENAI_AUDIO_TOKENS_PER_S = 10     # one audio token per 100 ms
+LOCAL_VIDEO_TOKENS_PER_S = 144     # 2 fps, pairs merged per temporal patch, 448x252 in 28-px patches
+LOCAL_AUDIO_TOKENS_PER_S = 25      # one audio-encoder frame per 40 ms
 OUTPUT_TOKENS = {"yes_no": 5, "multiple_choice": 5, "statements": 5, "open": 10, "option_judgement": 20}
 REASON_TOKENS = 30
 JUDGE_SHARE = 0.30
@@ -77,11 +97,62 @@ DEFAULT_PRICES: dict[str, Price] = {
     "gemini-2.5-pro": Price(1.25, 10.00),
     "gemini-3.1-pro-preview": Price(2.00, 12.00),
     "gemini-3.5-flash": Price(1.50, 9.00),
+    "gpt-4o-mini": Price(0.15, 0.60),
+    "gpt-4o": Price(2.50, 10.00),
+    "gpt-4o-mini-audio-preview": Price(0.15, 0.60, audio_input=10.00),
+    "gpt-4o-audio-preview": Price(2.50, 10.00, audio_input=40.00),
 }
+
+
+@dataclass(frozen=True)
+class MediaRates:
+    """How one model's calls are billed for a clip: the route and tokens for ``duration_s`` seconds."""
+
+    route: str
+    video_per_s: float = 0.0      # tokens per second of video (continuous routes)
+    frame_tokens: int = 0         # tokens per sampled frame (frames route)
+    frames_fps: float = 0.0
+    max_frames: int = 0
+    audio_per_s: float = 0.0
+
+    def video_tokens(self, duration_s: float) -> int:
+        if self.frame_tokens:
+            return self.frame_tokens * min(self.max_frames, max(1, math.ceil(duration_s * self.frames_fps - 1e-9)))
+        return round(self.video_per_s * duration_s)
+
+    def audio_tokens(self, duration_s: float) -> int:
+        return round(self.audio_per_s * duration_s)
+
+
+def media_rates(name: str) -> tuple[str, str, MediaRates]:
+    """``(provider, model, rates)`` of a model name: the route its calls take by default (see the module
+    docstring for every figure)."""
+    from .responses.providers.base import ProviderIdentity, parse_model_name
+
+    provider, model = parse_model_name(name)
+    if provider == "gemini":
+        return provider, model, MediaRates("video+audio (1 fps)", video_per_s=VIDEO_TOKENS_PER_S,
+                                           audio_per_s=AUDIO_TOKENS_PER_S)
+    from .responses.providers.openai_compat import default_settings
+
+    s = default_settings(ProviderIdentity(provider, model, ""))
+    audio = {"input_audio": OPENAI_AUDIO_TOKENS_PER_S if provider == "openai" else LOCAL_AUDIO_TOKENS_PER_S,
+             "use_audio_in_video": LOCAL_AUDIO_TOKENS_PER_S, "none": 0}[s.audio_route]
+    route = f"{s.video_route}+{s.audio_route}"
+    if s.video_route == "frames":
+        return provider, model, MediaRates(f"frames({s.frames_fps:g} fps)+{s.audio_route}", frame_tokens=FRAME_TOKENS,
+                                           frames_fps=s.frames_fps, max_frames=s.max_frames, audio_per_s=audio)
+    video = LOCAL_VIDEO_TOKENS_PER_S if s.video_route in ("video_url", "file_url") else 0
+    return provider, model, MediaRates(route, video_per_s=video, audio_per_s=audio)
+
+
+def price_of(prices: dict[str, Price], name: str, model: str) -> Price | None:
+    """The price under the full name (``openai/gpt-4o``) or the model alone (``gpt-4o``)."""
+    return prices.get(name) or prices.get(model)
 
 ESTIMATE_COLUMNS = [
     "model", "condition", "format", "calls", "media", "prompt_tokens", "video_tokens", "audio_tokens",
-    "input_tokens", "output_tokens", "price_input", "price_output", "price_audio", "cost_usd",
+    "input_tokens", "output_tokens", "price_input", "price_output", "price_audio", "cost_usd", "provider", "route",
 ]
 
 
@@ -186,17 +257,21 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
         for condition in conditions_for(dataset):
             media = condition in MEDIA_CONDITIONS
             per_call.append({"condition": condition, "format": item.format, "media": media, "prompt_tokens": prompt,
-                             "video_tokens": round(VIDEO_TOKENS_PER_S * duration) if media else 0,
-                             "audio_tokens": round(AUDIO_TOKENS_PER_S * duration) if media else 0,
-                             "output_tokens": out})
+                             "duration_s": duration if media else 0.0, "output_tokens": out})
             if is_open:
                 judged.append({"format": item.format, "prompt_tokens": judge_tokens})
-    calls = pd.DataFrame(per_call, columns=["condition", "format", "media", "prompt_tokens", "video_tokens",
-                                            "audio_tokens", "output_tokens"])
-    grouped = calls.groupby(["condition", "format", "media"], sort=True).agg(
-        calls=("prompt_tokens", "size"), prompt_tokens=("prompt_tokens", "sum"), video_tokens=("video_tokens", "sum"),
-        audio_tokens=("audio_tokens", "sum"), output_tokens=("output_tokens", "sum")).reset_index()
-    judge_rows = pd.DataFrame(columns=grouped.columns)
+    calls = pd.DataFrame(per_call, columns=["condition", "format", "media", "prompt_tokens", "duration_s",
+                                            "output_tokens"])
+
+    def grouped_for(rates: MediaRates) -> pd.DataFrame:
+        c = calls.assign(video_tokens=[rates.video_tokens(d) if d else 0 for d in calls["duration_s"]],
+                         audio_tokens=[rates.audio_tokens(d) if d else 0 for d in calls["duration_s"]])
+        return c.groupby(["condition", "format", "media"], sort=True).agg(
+            calls=("prompt_tokens", "size"), prompt_tokens=("prompt_tokens", "sum"), video_tokens=("video_tokens", "sum"),
+            audio_tokens=("audio_tokens", "sum"), output_tokens=("output_tokens", "sum")).reset_index()
+
+    judge_rows = pd.DataFrame(columns=["condition", "format", "media", "calls", "prompt_tokens", "video_tokens",
+                                       "audio_tokens", "output_tokens"])
     if judged and judge_share > 0:
         j = pd.DataFrame(judged).groupby("format").agg(replies=("prompt_tokens", "size"),
                                                         mean_prompt=("prompt_tokens", "mean")).reset_index()
@@ -208,12 +283,16 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
         judge_rows = judge_rows[judge_rows["calls"] > 0]
     rows = []
     for model in models:
-        for frame, billed_to in ((grouped, model), (judge_rows, judge_model or model)):
+        provider, bare, rates = media_rates(model)
+        for frame, billed_to in ((grouped_for(rates), model), (judge_rows, judge_model or model)):
             if not len(frame):
                 continue
             f = frame.copy()
             f.insert(0, "model", model if billed_to == model else f"{billed_to} (judge for {model})")
-            price = prices.get(billed_to)
+            billed_provider, billed_model, _ = media_rates(billed_to)
+            f["provider"] = billed_provider
+            f["route"] = rates.route if billed_to == model else "text"
+            price = price_of(prices, billed_to, billed_model)
             f["price_input"] = price.input if price else math.nan
             f["price_output"] = price.output if price else math.nan
             f["price_audio"] = (price.audio_input if price.audio_input is not None else price.input) if price else math.nan
@@ -254,10 +333,12 @@ def render_estimate(frame: pd.DataFrame) -> str:
     lines.append(f"Estimate for {attrs.get('items', '?')} items of {attrs.get('clips', '?')} clips "
                  f"(items materialized for {source.get('materialized', 0)} clips, computed now for "
                  f"{source.get('computed', 0)}).")
-    lines.append(f"Assumptions: ~{CHARS_PER_TOKEN} characters per text token; ~{MEDIA_TOKENS_PER_S} tokens per second "
-                 f"of clip ({VIDEO_TOKENS_PER_S} video at 1 fps + {AUDIO_TOKENS_PER_S} audio) on every clip/silenced call; "
+    lines.append(f"Assumptions: ~{CHARS_PER_TOKEN} characters per text token; media tokens on every clip/silenced call "
+                 f"per route: Gemini ~{MEDIA_TOKENS_PER_S}/s ({VIDEO_TOKENS_PER_S} video at 1 fps + {AUDIO_TOKENS_PER_S} audio); "
+                 f"frames {FRAME_TOKENS} per frame + input_audio {OPENAI_AUDIO_TOKENS_PER_S}/s (OpenAI); video_url "
+                 f"~{LOCAL_VIDEO_TOKENS_PER_S}/s + audio {LOCAL_AUDIO_TOKENS_PER_S}/s (vLLM/SGLang, Qwen-style processors); "
                  f"judge on {attrs.get('judge_share', JUDGE_SHARE):.0%} of open replies; prices USD per 1M tokens, "
-                 "standard tier (configurable). Estimates, not quotes.")
+                 "standard tier (configurable; self-hosted models have none). Estimates, not quotes.")
     header = f"{'condition':<10} {'format':<18} {'calls':>8} {'input tok':>13} {'(media)':>13} {'output tok':>11} {'cost':>11}"
     for model, g in frame.groupby("model", sort=False):
         lines.append("")
@@ -266,7 +347,7 @@ def render_estimate(frame: pd.DataFrame) -> str:
                       f"in ${price['price_input']:g} / out ${price['price_output']:g}"
                       + (f" / audio in ${price['price_audio']:g}" if price["price_audio"] != price["price_input"] else "")
                       + " per 1M tokens")
-        lines.append(f"{model}  ({price_text})")
+        lines.append(f"{model}  [route {price['route']}]  ({price_text})")
         lines.append(header)
         lines.append("-" * len(header))
         for r in g.itertuples(index=False):
@@ -291,7 +372,7 @@ def main_estimate(argv_models: list[str], price_overrides: list[str] | dict | No
     out = out or sys.stdout
     models = [m.strip() for arg in (argv_models or []) for m in str(arg).split(",") if m.strip()]
     if not models:
-        print("estimate: name at least one model, e.g. gemini-2.5-flash "
+        print("estimate: name at least one model, e.g. gemini/gemini-2.5-flash or vllm/Qwen/Qwen2.5-Omni-7B "
               f"(priced by default: {', '.join(DEFAULT_PRICES)})", file=sys.stderr)
         return 2
     try:
@@ -299,7 +380,11 @@ def main_estimate(argv_models: list[str], price_overrides: list[str] | dict | No
     except ValueError as exc:
         print(f"estimate: {exc}", file=sys.stderr)
         return 2
-    frame = estimate(paths or Paths.default(), models, clips=clips, price_table=prices)
+    try:
+        frame = estimate(paths or Paths.default(), models, clips=clips, price_table=prices)
+    except ValueError as exc:  # a model name without its provider
+        print(f"estimate: {exc}", file=sys.stderr)
+        return 2
     print(render_estimate(frame), file=out)
     return 0
 
@@ -307,7 +392,7 @@ def main_estimate(argv_models: list[str], price_overrides: list[str] | dict | No
 def main(argv: list[str] | None = None) -> int:
     """``python -m epic_levels_pipeline.estimate MODEL [MODEL ...] [--price MODEL=IN,OUT] [--clip KEY ...]``."""
     ap = argparse.ArgumentParser(prog="python -m epic_levels_pipeline.estimate",
-                                 description="Calls, tokens and cost a run with Gemini models would spend.")
+                                 description="Calls, tokens and cost a run with models would spend.")
     ap.add_argument("models", nargs="+")
     ap.add_argument("--price", action="append", default=[], metavar="MODEL=IN,OUT[,AUDIO_IN]",
                     help="USD per 1M tokens; overrides the default table")

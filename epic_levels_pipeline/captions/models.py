@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..responses.cache import cache_key
 from ..responses.calls import CallRequest, CallStats, run_calls_sync
-from ..responses.providers.gemini import choice_schema, parse_choice
+from ..responses.providers.structured import choice_schema, parse_choice
 from ..responses.runner import ClipMediaInfo, ModelRun, condition_media
 from .labels import Judge
 from .prompt import caption_prompt, conditions_for

@@ -5,7 +5,9 @@
 ``report_figures/`` (for the Markdown; the HTML embeds the same PNGs as base64 ``data:`` URIs and needs no
 other file, script or network); ``report_from_warehouse`` does both for a project's data folder.
 
-Contents, in order: how to read the tables; the main table (chance-corrected accuracy by level × format, one
+Contents, in order: the leaderboard (every model and offline reference × level, all formats pooled,
+chance-corrected with its clip-clustered interval, under ``clip``, ``no_clip`` and ``silenced``: one table and
+one figure); how to read the tables; the main table (chance-corrected accuracy by level × format, one
 table per responder/model, rows condition × level, each cell ``value [95 % interval] n=…``); plots (a)
 chance-corrected accuracy by level and format under ``clip`` and (b) clip vs no_clip vs silenced per format;
 paired comparisons (conditions, then format pairs); the shortcut audit (presence oracle vs chance, blind and
@@ -48,6 +50,7 @@ import pandas as pd
 
 from ..settings import Paths
 
+SECTION_LEADERBOARD = "Leaderboard: models and offline references × level"
 SECTION_HOW_TO_READ = "How to read this report"
 SECTION_MAIN = "Main table: chance-corrected accuracy by level × format"
 SECTION_PLOTS = "Plots"
@@ -57,7 +60,7 @@ SECTION_OVER_MARKING = "4b over-marking"
 SECTION_COUNTS = "Verdicts: rule, judge, unparsed, undecided"
 SECTION_JUDGE_AUDIT = "Judge audit"
 SECTION_CAPTIONS = "Caption track"
-SECTIONS = (SECTION_HOW_TO_READ, SECTION_MAIN, SECTION_PLOTS, SECTION_PAIRED, SECTION_SHORTCUT,
+SECTIONS = (SECTION_LEADERBOARD, SECTION_HOW_TO_READ, SECTION_MAIN, SECTION_PLOTS, SECTION_PAIRED, SECTION_SHORTCUT,
             SECTION_OVER_MARKING, SECTION_COUNTS, SECTION_JUDGE_AUDIT, SECTION_CAPTIONS)
 
 FORMAT_ORDER = ("yes_no", "multiple_choice", "statements", "option_judgement", "open", "open_with_reason")
@@ -329,10 +332,8 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def grouped_bars(groups: list[str], series: list[str], values: dict, title: str, ylabel: str) -> bytes:
-    """PNG of grouped bars: ``values[(group, series)] = (value, low, high)``; missing values are not drawn."""
-    fig = _figure(max(6.0, 1.1 * len(groups) * max(1, len(series)) * 0.45 + 2), 4.2)
-    ax = fig.add_subplot(1, 1, 1)
+def _bars(ax, groups: list[str], series: list[str], values: dict, title: str, ylabel: str, legend: bool = True) -> None:
+    """Grouped bars on ``ax``: ``values[(group, series)] = (value, low, high)``; missing values are not drawn."""
     width = 0.8 / max(1, len(series))
     colors = [f"C{i % 10}" for i in range(len(series))]
     x = np.arange(len(groups))
@@ -359,9 +360,72 @@ def grouped_bars(groups: list[str], series: list[str], values: dict, title: str,
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
-    if series:
+    if series and legend:
         ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+
+
+def grouped_bars(groups: list[str], series: list[str], values: dict, title: str, ylabel: str) -> bytes:
+    """PNG of grouped bars: ``values[(group, series)] = (value, low, high)``; missing values are not drawn."""
+    fig = _figure(max(6.0, 1.1 * len(groups) * max(1, len(series)) * 0.45 + 2), 4.2)
+    _bars(fig.add_subplot(1, 1, 1), groups, series, values, title, ylabel)
     return _png(fig)
+
+
+def bar_panels(panels: list[tuple[str, dict]], groups: list[str], series: list[str], ylabel: str) -> bytes:
+    """PNG of one grouped-bar panel per ``(title, values)`` side by side, sharing groups, series and a legend."""
+    width = max(4.0, 0.35 * len(groups) * max(1, len(series)) + 1.5)
+    fig = _figure(width * len(panels) + 2, 4.2)
+    for i, (title, values) in enumerate(panels, 1):
+        _bars(fig.add_subplot(1, len(panels), i), groups, series, values, title, ylabel if i == 1 else "",
+              legend=i == len(panels))
+    return _png(fig)
+
+
+# -- leaderboard ----------------------------------------------------------------------------------------
+
+def leaderboard_table(table: pd.DataFrame) -> pd.DataFrame:
+    """From the main table's long form: all formats pooled (``format == '*'``), one row per responder/model ×
+    condition × level."""
+    if not len(table) or not (table["format"] == "*").any():
+        return table.iloc[0:0]
+    return table[table["format"] == "*"].reset_index(drop=True)
+
+
+def _leaderboard_section(doc: _Doc, table: pd.DataFrame) -> None:
+    doc.heading(2, SECTION_LEADERBOARD)
+    doc.notes(["Chance-corrected accuracy over all formats [95 % bootstrap interval, resampled by clip] per "
+               "responder/model (models as `provider / model`, and the offline references `oracle`, `chance`, "
+               "`presence`, `blind`) × level, under each condition; n = decided verdicts.",
+               "The figure shows the same values, one panel per condition; whiskers are the intervals. Per-format "
+               "detail follows in the main table."])
+    board = leaderboard_table(table)
+    if not len(board):
+        doc.empty("No scores pooled over formats: no leaderboard.")
+        return
+    labels = {key: _label(*key) for key in board[["responder", "model"]].drop_duplicates().itertuples(index=False)}
+    levels = _ordered(board["level"], ())
+    conditions = _ordered(board["condition"], CONDITION_ORDER)
+    rows = []
+    for (responder, model), g in board.groupby(["responder", "model"], sort=False):
+        for condition in conditions:
+            gc = g[g["condition"] == condition].set_index("level")
+            if not len(gc):
+                continue
+            cells = {"responder / model": labels[(responder, model)], "condition": condition}
+            for level in levels:
+                cells[_level_name(level)] = _cell(gc.loc[level]) if level in gc.index else DASH
+            rows.append(cells)
+    doc.table(pd.DataFrame(rows), text_columns=2)
+    series = list(labels.values())
+    panels = []
+    for condition in conditions:
+        gc = board[board["condition"] == condition]
+        values = {(_level_name(r.level), labels[(r.responder, r.model)]): (r.chance_corrected, r.ci_low, r.ci_high)
+                  for r in gc.itertuples(index=False)}
+        panels.append((condition, values))
+    png = bar_panels(panels, [_level_name(lv) for lv in levels], series, "chance-corrected accuracy")
+    doc.image("leaderboard.png", png, "Leaderboard: chance-corrected accuracy by level per responder/model, "
+                                      "under clip, no_clip and silenced")
 
 
 def _plots_section(doc: _Doc, table: pd.DataFrame) -> None:
@@ -697,6 +761,7 @@ def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, ju
     if not any(len(x) for x in (scores, paired, over_marking, shortcut_audit, verdicts_frame)):
         doc.empty("Every table is empty or missing: run the pipeline first (no results to report).")
 
+    _leaderboard_section(doc, table)
     doc.heading(2, SECTION_HOW_TO_READ)
     doc.notes([
         "Chance-corrected accuracy = `(acc − chance)/(1 − chance)`: 0 at chance, 1 at perfect, negative below "

@@ -3,8 +3,10 @@
 Pure core (no Dagster). Two tables:
 
 ``calls``
-    One row per ``cache_key`` — the latest outcome of that request: reply, status, token counts,
-    latency, error message, attempts. Errors are stored too (for audit), but the runner only serves
+    One row per ``cache_key`` — the latest outcome of that request: reply, status, token counts
+    (cached prompt tokens too), latency, error message, attempts, and the media route used. Files
+    written before ``route``/``cached_tokens`` existed get them added on open. Errors are stored
+    too (for audit), but the runner only serves
     ``ok`` rows, so an error is retried on the next run. A row that is ``ok`` is never replaced by a
     later non-``ok`` result (see :meth:`CallCache.put`).
 ``uploads``
@@ -49,7 +51,9 @@ CREATE TABLE IF NOT EXISTS calls (
     latency_s REAL,
     error TEXT,
     attempts INT,
-    created_at TEXT
+    created_at TEXT,
+    route TEXT,
+    cached_tokens INT
 );
 CREATE TABLE IF NOT EXISTS uploads (
     sha256 TEXT PRIMARY KEY,
@@ -60,6 +64,10 @@ CREATE TABLE IF NOT EXISTS uploads (
     created_at TEXT
 );
 """
+
+# Columns added after the first version of the ``calls`` table, with their declarations (see
+# :meth:`CallCache._migrate`).
+_ADDED_COLUMNS = {"route": "TEXT DEFAULT ''", "cached_tokens": "INT DEFAULT 0"}
 
 
 def cache_key(responder: str, model: str, prompt: str, media_sha256: str | None, condition: str,
@@ -123,6 +131,15 @@ class CallCache:
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA busy_timeout=30000")
             self._conn.executescript(_SCHEMA)
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Add the columns later versions introduced to a file an older version created (existing
+        rows get their defaults: empty route, 0 cached tokens)."""
+        have = {row[1] for row in self._conn.execute("PRAGMA table_info(calls)")}
+        for name, decl in _ADDED_COLUMNS.items():
+            if name not in have:
+                self._conn.execute(f"ALTER TABLE calls ADD COLUMN {name} {decl}")
 
     # -- calls -----------------------------------------------------------------------------------
 
@@ -130,14 +147,15 @@ class CallCache:
         """The stored result for ``key`` (any status) with ``cached=True``, or None."""
         with self._lock:
             row = self._conn.execute(
-                "SELECT reply, status, prompt_tokens, output_tokens, latency_s, error, attempts "
-                "FROM calls WHERE cache_key = ?", (key,)).fetchone()
+                "SELECT reply, status, prompt_tokens, output_tokens, latency_s, error, attempts, route, "
+                "cached_tokens FROM calls WHERE cache_key = ?", (key,)).fetchone()
         if row is None:
             return None
-        reply, status, ptok, otok, lat, err, attempts = row
+        reply, status, ptok, otok, lat, err, attempts, route, ctok = row
         return CallResult(cache_key=key, reply=reply or "", status=status, prompt_tokens=ptok or 0,
                           output_tokens=otok or 0, latency_s=lat or 0.0, error=err or "",
-                          attempts=attempts or 0, cached=True)
+                          attempts=attempts or 0, cached=True, route=route or "",
+                          cached_tokens=ctok or 0)
 
     def put(self, result: CallResult, request: CallRequest | None = None) -> None:
         """Store ``result`` and commit at once.
@@ -153,20 +171,22 @@ class CallCache:
             self._conn.execute(
                 """
                 INSERT INTO calls (cache_key, responder, model, condition, reply, status,
-                                   prompt_tokens, output_tokens, latency_s, error, attempts, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   prompt_tokens, output_tokens, latency_s, error, attempts, created_at,
+                                   route, cached_tokens)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(cache_key) DO UPDATE SET
                     responder = excluded.responder, model = excluded.model,
                     condition = excluded.condition, reply = excluded.reply,
                     status = excluded.status, prompt_tokens = excluded.prompt_tokens,
                     output_tokens = excluded.output_tokens, latency_s = excluded.latency_s,
                     error = excluded.error, attempts = excluded.attempts,
-                    created_at = excluded.created_at
+                    created_at = excluded.created_at, route = excluded.route,
+                    cached_tokens = excluded.cached_tokens
                 WHERE calls.status != 'ok' OR excluded.status = 'ok'
                 """,
                 (result.cache_key, responder, model, condition, result.reply, result.status,
                  int(result.prompt_tokens), int(result.output_tokens), float(result.latency_s),
-                 result.error, int(result.attempts), _now()),
+                 result.error, int(result.attempts), _now(), result.route, int(result.cached_tokens)),
             )
 
     def __len__(self) -> int:

@@ -29,10 +29,13 @@ a list of requests through such a call and guarantees:
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import random
+import re
 import threading
 import time
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
 
 if TYPE_CHECKING:
@@ -73,7 +76,9 @@ class CallResult:
     not support). ``attempts`` counts calls made in the run that produced it (0 for a result that was
     never called). ``cached`` is True when the result was served from the cache in this run.
     ``latency_s`` is the responder's own measure when it gives one, otherwise the runner's wall time
-    of the successful attempt.
+    of the successful attempt. ``route`` says how the media was sent (e.g.
+    ``"video=frames(30@1fps);audio=input_audio"``, ``"text"``; empty when the provider has one way
+    only) and ``cached_tokens`` how many prompt tokens the server had cached (0 when it does not say).
     """
 
     cache_key: str
@@ -85,6 +90,8 @@ class CallResult:
     error: str = ""
     attempts: int = 0
     cached: bool = False
+    route: str = ""
+    cached_tokens: int = 0
 
 
 class RetryableError(Exception):
@@ -98,6 +105,24 @@ class RetryableError(Exception):
         super().__init__(message or f"retryable error (HTTP {status})")
         self.status = status
         self.retry_after = retry_after
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds, decimals tolerated, or an HTTP date) or a
+    Duration string (``"31s"``, ``"0.5s"``); None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    m = re.fullmatch(r"(\d+(?:\.\d*)?)s?", value)
+    if m:
+        return float(m.group(1))
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
 @dataclass

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .cache import CallCache, cache_key
 from .calls import CallRequest, CallStats, run_calls_sync
-from .providers.base import Provider
+from .providers.base import Provider, identity_of
 from ..annotations.catalogue import Catalogue
 from ..bank.clip_view import ClipView, records
 from ..annotations.clips import Clip
@@ -25,22 +25,32 @@ from .offline import OFFLINE_MODEL, Context, conditions_for, offline_reply, perc
 RESPONSE_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format",
     "base_format", "condition", "responder", "model", "reply", "status", "prompt_tokens", "output_tokens",
-    "latency_s", "cache_key", "cached", "error", "media_sha256",
+    "latency_s", "cache_key", "cached", "error", "media_sha256", "provider", "endpoint", "route", "cached_tokens",
 ]
+OFFLINE_PROVIDER = "offline"  # the provider column of the offline reference responders' rows
 OFFLINE_SETTINGS = {"seed": "per item and condition"}
 
 
 @dataclass
 class ModelRun:
-    """What a model responder needs: its provider (e.g. GeminiCaller), the cache, and throughput limits."""
+    """What a model responder needs: its provider (e.g. GeminiCaller), the cache, and throughput limits.
 
-    name: str            # responder name, e.g. "gemini"
+    ``settings`` are every request's settings (and so part of its cache key): the provider's
+    ``generation_settings()``, which carry its identity (provider, model, endpoint).
+    """
+
+    name: str            # responder name: the provider, e.g. "gemini", "vllm"
     model: str
     caller: Provider     # async callable CallRequest -> CallResult, with its identity
     cache: CallCache
     rpm: float = 60
     concurrency: int = 4
     settings: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, caller: Provider, cache: CallCache, rpm: float = 60, concurrency: int = 4) -> "ModelRun":
+        """The run of one provider's model, named by its provider, with its generation settings."""
+        return cls(caller.provider, caller.model, caller, cache, rpm, concurrency, caller.generation_settings())
 
 
 @dataclass
@@ -84,7 +94,8 @@ def offline_responses(clip: Clip, items: pd.DataFrame, questions: pd.DataFrame, 
                 out.append({**_base(item, condition, name, OFFLINE_MODEL), "reply": reply, "status": "ok",
                             "prompt_tokens": 0, "output_tokens": 0, "latency_s": time.perf_counter() - started,
                             "cache_key": cache_key(name, OFFLINE_MODEL, item.prompt, None, condition, OFFLINE_SETTINGS),
-                            "cached": False, "error": "", "media_sha256": None})
+                            "cached": False, "error": "", "media_sha256": None, "provider": OFFLINE_PROVIDER,
+                            "endpoint": "", "route": "", "cached_tokens": 0})
     return pd.DataFrame(out, columns=RESPONSE_COLUMNS)
 
 
@@ -106,13 +117,18 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
     requests: list[CallRequest] = []
     meta: list[tuple] = []
     skipped: list[dict] = []
+    who = {"provider": run.name, "endpoint": ""}
+    if isinstance(run.caller, Provider):  # a bare callable (a test's fake) has no identity to record
+        identity = identity_of(run.caller)
+        who = {"provider": identity.provider, "endpoint": identity.endpoint}
     for condition in conditions_for(clip.dataset):
         sent = condition_media(condition, media)
         for item in records(items):
             if sent is None:
                 skipped.append({**_base(item, condition, run.name, run.model), "reply": "", "status": "skipped",
                                 "prompt_tokens": 0, "output_tokens": 0, "latency_s": 0.0, "cache_key": "",
-                                "cached": False, "error": media.reason, "media_sha256": None})
+                                "cached": False, "error": media.reason, "media_sha256": None, **who,
+                                "route": "", "cached_tokens": 0})
                 continue
             path, sha = sent
             key = cache_key(run.name, run.model, item.prompt, sha, condition, run.settings)
@@ -127,5 +143,6 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
             rows.append({**_base(item, condition, run.name, run.model), "reply": result.reply, "status": result.status,
                          "prompt_tokens": result.prompt_tokens, "output_tokens": result.output_tokens,
                          "latency_s": result.latency_s, "cache_key": result.cache_key, "cached": result.cached,
-                         "error": result.error, "media_sha256": sha})
+                         "error": result.error, "media_sha256": sha, **who, "route": result.route,
+                         "cached_tokens": result.cached_tokens})
     return pd.DataFrame(rows, columns=RESPONSE_COLUMNS), stats

@@ -46,8 +46,9 @@ import threading
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
+
+from .local_server import JsonHandler, LocalServer, QuietServer
 
 FILE_PART_TOKENS = 258
 
@@ -92,9 +93,7 @@ def _stamp(dt: datetime) -> str:
     return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+class _Server(QuietServer):
     owner: "GeminiTestServer"
 
 
@@ -102,29 +101,12 @@ class _Dropped(Exception):
     """Raised inside a handler to close the connection without an answer."""
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(JsonHandler):
     server: _Server
-
-    def log_message(self, format, *args):  # noqa: A002 - signature fixed by the base class
-        pass
-
-    # -- plumbing ---------------------------------------------------------------------------------
-
-    def _body(self) -> bytes:
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+    content_type = "application/json; charset=UTF-8"
 
     def _send(self, code: int, payload: dict | None, headers: dict | None = None) -> None:
-        data = json.dumps(payload).encode() if payload is not None else b""
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json; charset=UTF-8")
-        self.send_header("Content-Length", str(len(data)))
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
+        self._write(code, json.dumps(payload).encode() if payload is not None else b"", headers)
 
     def _error(self, code: int, status: str, message: str, headers: dict | None = None,
                details: list | None = None) -> None:
@@ -148,18 +130,13 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
-    def do_GET(self):  # noqa: N802 - http.server naming
-        self._dispatch("GET")
 
-    def do_POST(self):  # noqa: N802
-        self._dispatch("POST")
-
-    def do_DELETE(self):  # noqa: N802
-        self._dispatch("DELETE")
-
-
-class GeminiTestServer:
+class GeminiTestServer(LocalServer):
     """See the module docstring. Start with :meth:`start` or ``with GeminiTestServer(...) as s:``."""
+
+    thread_name = "gemini-test-server"
+    server_class = _Server
+    handler = _Handler
 
     def __init__(
         self,
@@ -182,8 +159,6 @@ class GeminiTestServer:
         self.fail_files = fail_files
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
-        self._httpd: _Server | None = None
-        self._thread: threading.Thread | None = None
         self._sessions: dict[str, dict] = {}
         self.files: dict[str, dict] = {}  # id -> {"resource": ..., "data": bytes, "gets": int}
         self.generate_requests: list[dict] = []
@@ -201,35 +176,10 @@ class GeminiTestServer:
         self._release = threading.Event()
         self._drop_held = False
 
-    # -- lifecycle --------------------------------------------------------------------------------
+    # -- lifecycle (start, stop, port: LocalServer) -----------------------------------------------
 
-    def start(self) -> "GeminiTestServer":
-        httpd = _Server(("127.0.0.1", 0), _Handler)
-        httpd.owner = self
-        self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="gemini-test-server", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is None:
-            return
+    def _before_stop(self) -> None:
         self.release(drop=True)
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._httpd = None
-
-    def __enter__(self) -> "GeminiTestServer":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "server not started"
-        return self._httpd.server_address[1]
 
     @property
     def base_url(self) -> str:

@@ -50,27 +50,24 @@ Decisions and edge cases:
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import hashlib
-import json
 import mimetypes
 import os
-import re
 import time
 import weakref
-from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from dataclasses import dataclass
 
 from google import genai
 from google.genai import errors, types
 
-from ..cache import CallCache, cache_key as make_cache_key
-from ..calls import CallRequest, CallResult, RetryableError, run_calls
-from ...annotations.language import LETTERS
+from ..cache import CallCache
+from ..calls import CallRequest, CallResult, RetryableError, parse_retry_after
+from .base import DEFAULT_ENDPOINT as _DEFAULT_ENDPOINTS, api_key_from_env as _key_from_env, identity_of, with_identity
+from .structured import JudgeCalls, check_json_reply, choice_schema, parse_choice  # noqa: F401 (former home)
 
 RETRYABLE_HTTP = frozenset({408, 429, 500, 502, 503, 504})
 API_VERSION = "v1beta"
-DEFAULT_ENDPOINT = "https://generativelanguage.googleapis.com"
+DEFAULT_ENDPOINT = _DEFAULT_ENDPOINTS["gemini"]
 
 # Gemini's names where they differ from (or are missing in) the platform's mimetypes table.
 _MIME_OVERRIDES = {
@@ -90,11 +87,7 @@ def generation_settings(settings: "GeminiSettings") -> dict:
 
 def api_key_from_env() -> str | None:
     """``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``, else None (blank values count as unset)."""
-    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
-        value = (os.environ.get(name) or "").strip()
-        if value:
-            return value
-    return None
+    return _key_from_env("gemini")
 
 
 @dataclass(frozen=True)
@@ -142,31 +135,13 @@ def duration(seconds: float) -> str:
     return f"{text}s"
 
 
-def _parse_delay(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds, decimals tolerated, or an HTTP date) or a
-    Duration string (``"31s"``, ``"0.5s"``); None when absent or unreadable."""
-    if not value:
-        return None
-    value = value.strip()
-    m = re.fullmatch(r"(\d+(?:\.\d*)?)s?", value)
-    if m:
-        return float(m.group(1))
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
-
-
 def retry_after_of(exc: errors.APIError) -> float | None:
     """The delay a server asked for in an SDK error: ``Retry-After`` header first, then a
     ``google.rpc.RetryInfo`` detail in the error body."""
     headers = getattr(getattr(exc, "response", None), "headers", None)
     if headers is not None:
         try:
-            found = _parse_delay(headers.get("retry-after"))
+            found = parse_retry_after(headers.get("retry-after"))
         except Exception:  # noqa: BLE001 - exotic header objects: fall through to the body
             found = None
         if found is not None:
@@ -175,7 +150,7 @@ def retry_after_of(exc: errors.APIError) -> float | None:
     details = (body.get("error") or {}).get("details") or body.get("details") or []
     for d in details if isinstance(details, list) else []:
         if isinstance(d, dict) and str(d.get("@type", "")).endswith("google.rpc.RetryInfo"):
-            return _parse_delay(d.get("retryDelay"))
+            return parse_retry_after(d.get("retryDelay"))
     return None
 
 
@@ -221,65 +196,13 @@ class _MediaError(Exception):
     """The media file cannot be used; becomes an ``error`` result."""
 
 
-def check_json_reply(text: str, schema: dict | None) -> str | None:
-    """Why ``text`` is not an acceptable structured reply, or None when it is.
-
-    Checks: valid JSON; when ``schema`` describes an object, a JSON object holding every ``required``
-    key, and every top-level property with an ``enum`` holding one of its values. Deeper levels are
-    not checked (the service enforces the schema; this only guards against a server that did not).
-    """
-    try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as exc:
-        return f"reply is not valid JSON ({exc})"
-    if not schema or str(schema.get("type", "")).upper() != "OBJECT":
-        return None
-    if not isinstance(value, dict):
-        return "reply is not a JSON object"
-    for key in schema.get("required") or []:
-        if key not in value:
-            return f"reply lacks required key {key!r}"
-    for key, prop in (schema.get("properties") or {}).items():
-        enum = prop.get("enum") if isinstance(prop, dict) else None
-        if enum and key in value and value[key] not in enum:
-            return f"reply {key}={value[key]!r} is not one of {enum}"
-    return None
-
-
-def choice_schema(n_candidates: int) -> dict:
-    """Gemini response schema: ``{"choice": one of "A".."<n-th letter>" or "none"}``."""
-    if not 1 <= n_candidates <= len(LETTERS):
-        raise ValueError(f"n_candidates must be in 1..{len(LETTERS)}, got {n_candidates}")
-    return {
-        "type": "OBJECT",
-        "properties": {"choice": {"type": "STRING",
-                                  "enum": [*LETTERS[:n_candidates], "none"]}},
-        "required": ["choice"],
-    }
-
-
-def parse_choice(text: str, n_candidates: int) -> str | None:
-    """The letter chosen in a judge reply, or None for ``"none"``; ValueError when the reply is not
-    ``{"choice": <letter among the first n_candidates> | "none"}``. Letters are matched exactly
-    (upper case): the schema's enum allows nothing else."""
-    value = json.loads(text)
-    if not isinstance(value, dict) or "choice" not in value:
-        raise ValueError(f"judge reply has no 'choice': {text[:200]!r}")
-    choice = value["choice"]
-    if choice == "none":
-        return None
-    if isinstance(choice, str) and len(choice) == 1 and choice in LETTERS[:n_candidates]:
-        return choice
-    raise ValueError(f"judge choice {choice!r} is not among A..{LETTERS[n_candidates - 1]} or none")
-
-
 class _LoopState:
     def __init__(self, client: genai.Client):
         self.client = client
         self.locks: dict[str, asyncio.Lock] = {}
 
 
-class GeminiCaller:
+class GeminiCaller(JudgeCalls):
     """``await caller(request) -> CallResult`` against Gemini (see the module docstring); a
     :class:`.base.Provider` (``provider``, ``model``, ``endpoint``).
 
@@ -297,6 +220,11 @@ class GeminiCaller:
     @property
     def endpoint(self) -> str:
         return self.settings.base_url or DEFAULT_ENDPOINT
+
+    def generation_settings(self) -> dict:
+        """:func:`generation_settings` plus the caller's identity (provider, model, endpoint): the
+        requests' ``settings``, and so part of their cache key."""
+        return with_identity(generation_settings(self.settings), identity_of(self))
 
     def __init__(self, settings: GeminiSettings | None = None, cache: CallCache | None = None,
                  api_key: str | None = None):
@@ -508,47 +436,6 @@ class GeminiCaller:
                 return self._fail(request, why, reply=text, **tokens)
         return CallResult(request.cache_key, text, "ok", **tokens)
 
-    # -- judge ------------------------------------------------------------------------------------
-
-    def judge_request(self, prompt: str, n_candidates: int, *, cache_key: str | None = None,
-                      model: str | None = None, responder: str = "judge",
-                      condition: str = "judge", settings: dict | None = None) -> CallRequest:
-        """A text-only request whose reply is ``{"choice": "A".. | "none"}`` (structured output).
-
-        ``settings`` add to (and may override) the structured-output settings. ``cache_key``
-        defaults to :func:`.call_cache.cache_key` of the request's fields. Use with ``run_calls``
-        to judge many items; read replies with :func:`parse_choice`.
-        """
-        merged = {"response_mime_type": "application/json",
-                  "response_schema": choice_schema(n_candidates), **(settings or {})}
-        model = model or self.settings.model
-        key = cache_key or make_cache_key(responder, model, prompt, None, condition, merged)
-        return CallRequest(cache_key=key, responder=responder, model=model, condition=condition,
-                           prompt=prompt, settings=merged)
-
-    async def judge_choice(self, prompt: str, n_candidates: int, *, cache_key: str | None = None,
-                           model: str | None = None, max_retries: int = 5,
-                           base_delay: float = 0.5, max_delay: float = 30.0
-                           ) -> tuple[str | None, str, CallResult]:
-        """Ask one judge question: ``(choice, raw reply, result)``.
-
-        ``choice`` is the letter, or None when the judge said ``"none"`` *or* the call failed —
-        tell them apart by ``result.status`` (``ok`` vs ``error``). Goes through :func:`run_calls`
-        with ``self.cache``: an ``ok`` answer under ``cache_key`` is reused without calling, and
-        transient errors are retried. No rate limit applies to this single call; to judge many
-        items under a limit, build :meth:`judge_request` s and run them with ``run_calls``.
-        """
-        req = self.judge_request(prompt, n_candidates, cache_key=cache_key, model=model)
-        (result,), _ = await run_calls([req], self, self.cache, rpm=None, concurrency=1,
-                                       max_retries=max_retries, base_delay=base_delay,
-                                       max_delay=max_delay)
-        if result.status != "ok":
-            return None, result.reply, result
-        try:
-            return parse_choice(result.reply, n_candidates), result.reply, result
-        except (ValueError, json.JSONDecodeError) as exc:
-            return None, result.reply, replace(result, status="error", error=str(exc))
-
 
 def _empty_reason(response: types.GenerateContentResponse) -> str:
     """Why a response carries no text, for the error column."""
@@ -567,6 +454,7 @@ def _empty_reason(response: types.GenerateContentResponse) -> str:
     return "empty response: " + ("; ".join(bits) if bits else "no text")
 
 
-def make(model: str, *, base_url: str | None = None, cache: CallCache | None = None) -> GeminiCaller:
+def make(model: str, *, base_url: str | None = None, cache: CallCache | None = None,
+         provider: str = "gemini") -> GeminiCaller:
     """The provider factory (:func:`.base.make_provider`): a caller for ``model`` at ``base_url``."""
     return GeminiCaller(GeminiSettings(model=model, base_url=base_url or None), cache)
