@@ -58,3 +58,46 @@ def test_model_captions_skip_media_conditions_without_media(tmp_path):
     assert set(frame.loc[frame["status"] == "skipped", "error"]) == {"no source video"}
     assert "lacks required key" in frame.loc[frame["condition"] == "no_clip", "error"].iat[0]  # "{}" is not a caption
     assert stats.requests == 1
+
+
+def test_openai_compatible_captions_end_to_end_with_a_malformed_reply(bundled, tmp_path):
+    """An OpenAI-compatible server (vLLM's API) asked with the caption ``json_schema``: one model answers the
+    reference structure, the other truncated JSON, which the provider records as an error; it scores 0 on every
+    metric and is counted."""
+    from epic_levels_pipeline.captions import caption_scores
+    from epic_levels_pipeline.responses.providers.openai_compat import make
+    from epic_levels_pipeline_tests.fakes.openai_server import OpenAITestServer
+
+    ann, cat = bundled
+    clip = Clip.from_key(CLIP)
+    rows = clip_annotations(ann, clip)
+    good = oracle(reference_structure(clip, rows, cat), "clip")
+
+    def reply(body: dict) -> str:
+        return good if body["model"] == "good" else '{"references": [{"id": "R1", "name": "plate"}], "events": ['
+
+    frames = []
+    with OpenAITestServer(reply, models=("good", "bad")) as server:
+        cache = CallCache(tmp_path / "calls.sqlite")
+        for model in ("good", "bad"):
+            caller = make(model, base_url=server.base_url, cache=cache, provider="vllm")
+            frame, _ = model_caption_responses(clip, ClipMediaInfo(reason="no source video"),
+                                               ModelRun.of(caller, cache, rpm=100000))
+            frames.append(frame)
+        bodies = [r["body"] for r in server.requests if r["path"].endswith("/chat/completions")]
+        cache.close()
+    assert len(bodies) == 2  # one request per model: only no_clip has no media to send
+    for body in bodies:
+        fmt = body["response_format"]
+        assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "caption"
+        assert set(fmt["json_schema"]["schema"]["properties"]) == {"references", "events", "actions", "links"}
+    responses = pd.concat(frames, ignore_index=True)
+    ok = responses[responses["condition"] == "no_clip"].set_index("model")["status"].to_dict()
+    assert ok == {"good": "ok", "bad": "error"}
+    _, scored = caption_alignments(caption_references(clip, rows, cat), responses, cat)
+    scored = scored[(scored["matcher"] == "greedy") & (scored["condition"] == "no_clip")].set_index("model")
+    assert (scored.loc["good", ["event_label_f1", "action_label_f1", "reference_f1", "evsa_f1"]] == 1.0).all()
+    assert (scored.loc["bad", ["event_f1", "action_f1", "reference_f1", "evsa_f1"]] == 0.0).all()
+    scores = caption_scores(scored.reset_index())
+    failures = scores[(scores["metric"] == "parse_failure") & (scores["dataset"] == "*")].set_index("model")["value"]
+    assert failures.to_dict() == {"good": 0.0, "bad": 1.0}
