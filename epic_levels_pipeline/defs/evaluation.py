@@ -5,7 +5,8 @@ the run's resource config (seen with each run in the UI). A field left unset fal
 ``EPIC_LEVELS_RESPONDERS`` (default ``oracle,chance,presence,blind``), ``EPIC_LEVELS_MODELS`` (provider-qualified
 model names, default none), ``EPIC_LEVELS_JUDGE_MODEL``, the providers' endpoint variables (``GEMINI_BASE_URL``,
 ``OPENAI_BASE_URL``, ``VLLM_BASE_URL``, ``SGLANG_BASE_URL``), ``EPIC_LEVELS_RPM``, ``EPIC_LEVELS_CONCURRENCY``,
-``EPIC_LEVELS_MEDIA_ROOT``. API keys are read only from the providers' key variables (``GEMINI_API_KEY`` /
+``EPIC_LEVELS_MEDIA_ROOT``, ``EPIC_LEVELS_CAPTION_RESPONDERS`` (default every caption responder; the oracle
+always runs). API keys are read only from the providers' key variables (``GEMINI_API_KEY`` /
 ``GOOGLE_API_KEY``, ``OPENAI_API_KEY``, ``VLLM_API_KEY``, ``SGLANG_API_KEY``) and never stored in config.
 
 ``models`` are ``PROVIDER/MODEL`` names (``gemini/gemini-2.5-flash``, ``vllm/Qwen/Qwen2.5-Omni-7B``); bare
@@ -24,6 +25,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from ..captions.models import caption_judge
+from ..captions.responders import OFFLINE_RESPONDERS as CAPTION_RESPONDERS
 from ..responses.cache import CallCache
 from ..responses.offline import OFFLINE_RESPONDERS
 from ..responses.providers.base import Provider, api_key_from_env, make_provider, parse_model_name
@@ -62,6 +65,7 @@ class EvaluationResource(dg.ConfigurableResource):
     batch: bool = False
     media_resolution: str = ""
     fps: float = 0
+    caption_responders: str = ""  # "": $EPIC_LEVELS_CAPTION_RESPONDERS, else every caption responder
 
     def offline(self) -> list[str]:
         names = [n.strip() for n in (self.responders or _env("EPIC_LEVELS_RESPONDERS", ",".join(OFFLINE_RESPONDERS))).split(",") if n.strip()]
@@ -144,3 +148,22 @@ class EvaluationResource(dg.ConfigurableResource):
         rpm, concurrency = self.limits()
         caller = self.caller(cache, name)
         return model_judge(caller, cache, rpm=rpm, concurrency=concurrency), f"{caller.provider}/{caller.model}"
+
+    def caption_offline(self) -> list[str]:
+        """The caption track's offline responders; the ``oracle`` always runs (it is the track's self-test)."""
+        names = [n.strip() for n in (self.caption_responders or _env("EPIC_LEVELS_CAPTION_RESPONDERS", "")).split(",")
+                 if n.strip()] or list(CAPTION_RESPONDERS)
+        unknown = [n for n in names if n not in CAPTION_RESPONDERS]
+        if unknown:
+            raise dg.Failure(f"unknown caption responders {unknown}; known: {', '.join(CAPTION_RESPONDERS)}")
+        return ["oracle", *[n for n in names if n != "oracle"]]
+
+    def caption_judge(self, cache: CallCache):
+        """The caption track's judge (the QA judge's provider and model), or ``(None, "")``."""
+        name = self.judge_model_name()
+        if not name:
+            return None, ""
+        rpm, concurrency = self.limits()
+        caller = self.caller(cache, name)
+        return (caption_judge(caller, cache, model=caller.model, rpm=rpm, concurrency=concurrency),
+                f"{caller.provider}/{caller.model}")

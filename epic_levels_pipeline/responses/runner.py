@@ -70,6 +70,13 @@ class ClipMediaInfo:
     clip_sha256: str | None = None
     silenced_sha256: str | None = None
 
+    @classmethod
+    def from_table(cls, clip_media: pd.DataFrame) -> "ClipMediaInfo":
+        """The first row of a ``clip_media`` table (no media prepared when it has none)."""
+        if not len(clip_media):
+            return cls()
+        return cls(**{k: v for k, v in clip_media.iloc[0].to_dict().items() if k in cls.__dataclass_fields__})
+
 
 def _base(item, condition: str, responder: str, model: str) -> dict:
     return {"item_id": item.item_id, "question_id": item.question_id, "clip_key": item.clip_key,
@@ -100,6 +107,19 @@ def offline_responses(clip: Clip, items: pd.DataFrame, questions: pd.DataFrame, 
     return pd.DataFrame(out, columns=RESPONSE_COLUMNS)
 
 
+def condition_media(condition: str, media: ClipMediaInfo) -> tuple[str | None, str | None] | None:
+    """The media file sent under ``condition`` as ``(path, sha256)``: none for ``no_clip``, the silenced copy
+    for ``silenced``, the clip for ``clip``; None when the condition needs media the clip does not have
+    (its rows are ``skipped`` with ``media.reason``)."""
+    if condition == "no_clip":
+        return None, None
+    if media.status != "ready":
+        return None
+    if condition == "silenced":
+        return media.silenced_path, media.silenced_sha256
+    return media.clip_path, media.clip_sha256
+
+
 def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: ModelRun,
                     progress: Callable[[str], None] | None = None) -> tuple[pd.DataFrame, CallStats | None]:
     """One model over every item × condition; media conditions skipped (with reason) when media is missing.
@@ -115,19 +135,15 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
         identity = identity_of(run.caller)
         who = {"provider": identity.provider, "endpoint": identity.endpoint}
     for condition in conditions_for(clip.dataset):
+        sent = condition_media(condition, media)
         for item in records(items):
-            if condition == "no_clip":
-                path, sha = None, None
-            elif media.status != "ready":
+            if sent is None:
                 skipped.append({**_base(item, condition, run.name, run.model), "reply": "", "status": "skipped",
                                 "prompt_tokens": 0, "output_tokens": 0, "latency_s": 0.0, "cache_key": "",
                                 "cached": False, "error": media.reason, "media_sha256": None, **who,
                                 "route": "", "cached_tokens": 0})
                 continue
-            elif condition == "silenced":
-                path, sha = media.silenced_path, media.silenced_sha256
-            else:
-                path, sha = media.clip_path, media.clip_sha256
+            path, sha = sent
             key = cache_key(run.name, run.model, item.prompt, sha, condition, run.settings)
             requests.append(CallRequest(key, run.name, run.model, condition, item.prompt, media_path=path,
                                         media_sha256=sha, settings=dict(run.settings)))

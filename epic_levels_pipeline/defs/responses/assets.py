@@ -51,8 +51,7 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
     cache = evaluation.cache(project.paths)
     try:
         runs = evaluation.model_runs(cache)
-        media = ClipMediaInfo(**{k: v for k, v in clip_media.iloc[0].to_dict().items() if k in ClipMediaInfo.__dataclass_fields__}) \
-            if len(clip_media) else ClipMediaInfo()
+        media = ClipMediaInfo.from_table(clip_media)
         for run in runs:
             frame, stats = model_responses(clip, items, media, run, progress=context.log.info)
             frames.append(frame)

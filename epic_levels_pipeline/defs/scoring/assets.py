@@ -140,7 +140,7 @@ def judge_audit(project: ProjectResource, evaluation: EvaluationResource, verdic
 
 @dg.asset(
     group_name="scoring", kinds={"html", "markdown"}, code_version="1", automation_condition=CROSS_CLIP,
-    deps=["scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit"],
+    deps=["scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit", "caption_scores"],
     ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="The human report (Markdown and a self-contained HTML page with plots) under data/reports/.",
 )
@@ -149,11 +149,13 @@ def report(project: ProjectResource, verdicts: pd.DataFrame) -> dg.MaterializeRe
 
     paths = project.paths
     tables = {name: load_table(paths, name) for name in ("scores", "paired_comparisons", "over_marking",
-                                                         "shortcut_audit", "judge_audit")}
+                                                         "shortcut_audit", "judge_audit", "caption_scores",
+                                                         "caption_alignments")}
+    captions = {"caption_scores": tables["caption_scores"], "caption_alignments": tables["caption_alignments"]}
     md, html = write_report(paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
-                            tables["shortcut_audit"], verdicts, tables["judge_audit"])
+                            tables["shortcut_audit"], verdicts, tables["judge_audit"], **captions)
     built = build_report(tables["scores"], tables["paired_comparisons"], tables["over_marking"], tables["shortcut_audit"],
-                         verdicts, tables["judge_audit"])
+                         verdicts, tables["judge_audit"], **captions)
     return dg.MaterializeResult(metadata={
         "markdown": dg.MetadataValue.path(str(md)), "html": dg.MetadataValue.path(str(html)),
         "main_table": dg.MetadataValue.md(markdown_table(built.main_table, 80)),
