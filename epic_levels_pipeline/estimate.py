@@ -38,6 +38,12 @@ the clip's video, ``no_clip`` is text only. Judge calls are added for a share of
   Each judge prompt is the real :func:`scoring.judge_prompt` text (question, a ~3-word reply, the four
   candidates) at 4 characters per token; its output ~:data:`JUDGE_OUTPUT_TOKENS` tokens of JSON. The judge
   model defaults to the model being estimated.
+- **Media settings**: ``media_resolution`` / ``fps`` (``--media-resolution``, ``--fps``) change the video
+  tokens per second as they change the calls (:mod:`.responses.providers.gemini_tokens`).
+- **Caching and batch** (:func:`caching_and_batch`, printed after the main table): per model the billed input
+  tokens and cost direct, with context caching (one cache per clip × media condition, first use in full,
+  then :data:`CACHED_INPUT_SHARE` of the input price, plus storage), in batch mode (:data:`BATCH_SHARE`),
+  and both — the discounts and storage prices are assumptions from Google's pricing page.
 - **Prices** (:data:`DEFAULT_PRICES`, USD per 1M tokens, standard paid tier, prompts ≤ 200k tokens, no
   batch discount or context caching) are *configurable assumptions* as published on Google's Gemini API
   and OpenAI's API pricing pages at the time of writing — check them before relying on a figure, and
@@ -63,11 +69,11 @@ import pandas as pd
 
 from .annotations.clips import Clip, read_manifest
 from .responses.offline import conditions_for
+from .responses.providers.gemini_tokens import AUDIO_TOKENS_PER_S, min_cache_tokens, resolution_name, video_tokens_per_s
 from .settings import Paths
 
 CHARS_PER_TOKEN = 4
-VIDEO_TOKENS_PER_S = 258   # 1 frame per second × 258 tokens per frame (default media resolution)
-AUDIO_TOKENS_PER_S = 32
+VIDEO_TOKENS_PER_S = round(video_tokens_per_s())   # 1 frame per second × 258 tokens per frame (default media resolution)
 MEDIA_TOKENS_PER_S = VIDEO_TOKENS_PER_S + AUDIO_TOKENS_PER_S  # ~290
 MEDIA_CONDITIONS = ("clip", "silenced")
 FRAME_TOKENS = 255                 # OpenAI high detail: 85 + 170 per 512-px tile; a 448-px frame is one tile
@@ -124,14 +130,17 @@ class MediaRates:
         return round(self.audio_per_s * duration_s)
 
 
-def media_rates(name: str) -> tuple[str, str, MediaRates]:
+def media_rates(name: str, media_resolution: str | None = None, fps: float | None = None
+                ) -> tuple[str, str, MediaRates]:
     """``(provider, model, rates)`` of a model name: the route its calls take by default (see the module
-    docstring for every figure)."""
+    docstring for every figure); ``media_resolution`` / ``fps`` set Gemini's video tokens per second."""
     from .responses.providers.base import ProviderIdentity, parse_model_name
 
     provider, model = parse_model_name(name)
     if provider == "gemini":
-        return provider, model, MediaRates("video+audio (1 fps)", video_per_s=VIDEO_TOKENS_PER_S,
+        resolution = resolution_name(media_resolution)
+        route = f"video+audio ({float(fps) if fps else 1.0:g} fps" + (f", {resolution.removeprefix('MEDIA_RESOLUTION_').lower()} resolution)" if resolution else ")")
+        return provider, model, MediaRates(route, video_per_s=video_tokens_per_s(media_resolution, fps),
                                            audio_per_s=AUDIO_TOKENS_PER_S)
     from .responses.providers.openai_compat import default_settings
 
@@ -231,13 +240,15 @@ def _judge_prompt_tokens(item) -> int:
 def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None,
              price_table: dict[str, Price | tuple] | list[str] | None = None,
              items: pd.DataFrame | None = None, judge_share: float = JUDGE_SHARE,
-             judge_model: str | None = None, thinking_tokens: int = 0) -> pd.DataFrame:
+             judge_model: str | None = None, thinking_tokens: int = 0,
+             media_resolution: str | None = None, fps: float | None = None) -> pd.DataFrame:
     """Calls, tokens and cost per model × condition × format (plus ``condition == "judge"`` rows).
 
     ``price_table`` overrides/extends :data:`DEFAULT_PRICES`; ``items`` skips loading them;
     ``judge_model`` bills judge calls to another model (default: each model judges its own replies);
-    ``thinking_tokens`` are added to every call's output. ``frame.attrs`` records the item source and the
-    constants used.
+    ``thinking_tokens`` are added to every call's output; ``media_resolution`` / ``fps`` set the video
+    tokens per second as for the calls (:mod:`.responses.providers.gemini_tokens`). ``frame.attrs`` records
+    the item source, the constants used and the items (for :func:`caching_and_batch`).
     """
     if not models:
         raise ValueError("no models to estimate")
@@ -245,6 +256,7 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
     source = {"given": 1}
     if items is None:
         items, source = load_items(paths, clips)
+    video_per_s = video_tokens_per_s(media_resolution, fps)
     per_call: list[dict] = []  # one per item × condition (model-independent)
     judged: list[dict] = []
     for item in items.itertuples(index=False):
@@ -283,7 +295,7 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
         judge_rows = judge_rows[judge_rows["calls"] > 0]
     rows = []
     for model in models:
-        provider, bare, rates = media_rates(model)
+        provider, bare, rates = media_rates(model, media_resolution, fps)
         for frame, billed_to in ((grouped_for(rates), model), (judge_rows, judge_model or model)):
             if not len(frame):
                 continue
@@ -307,9 +319,124 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
     out = out[ESTIMATE_COLUMNS]
     out.attrs.update({"items": len(items), "clips": int(items["clip_key"].nunique()) if len(items) else 0,
                       "item_source": source, "chars_per_token": CHARS_PER_TOKEN,
-                      "media_tokens_per_s": MEDIA_TOKENS_PER_S, "judge_share": judge_share,
-                      "thinking_tokens": thinking_tokens})
+                      "media_tokens_per_s": video_per_s + AUDIO_TOKENS_PER_S, "judge_share": judge_share,
+                      "thinking_tokens": thinking_tokens, "video_tokens_per_s": video_per_s,
+                      "media_resolution": resolution_name(media_resolution) or "default",
+                      "fps": float(fps) if fps else 1.0,
+                      "media_groups": _media_groups(items, video_per_s)})
     return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# Context caching and batch mode
+# ----------------------------------------------------------------------------------------------------
+
+# Assumptions from Google's Gemini API pricing and caching pages (check them before relying on a figure):
+# explicitly cached input tokens are billed at 10 % of the input price (text/image/video and audio alike:
+# 2.5-flash $0.03 vs $0.30, audio $0.10 vs $1.00 per 1M); storage is billed per 1M cached tokens per hour;
+# the Batch API bills 50 % of the standard price.
+CACHED_INPUT_SHARE = 0.10
+BATCH_SHARE = 0.50
+CACHE_STORAGE_PER_M_HOUR = {"gemini-2.5-flash": 1.00, "gemini-2.5-flash-lite": 1.00, "gemini-2.5-pro": 4.50}
+DEFAULT_CACHE_STORAGE_PER_M_HOUR = 4.50
+CACHE_HOURS = 1.0         # a cache lives for its clip's calls; billed here for the whole 1-hour TTL (an upper bound)
+BATCH_CACHE_HOURS = 24.0  # a cache kept for a batch job's turnaround target (batch + caching)
+
+CACHING_COLUMNS = ["model", "mode", "billed_input_tokens", "input_share", "cost_usd", "cost_share"]
+
+
+def _media_groups(items: pd.DataFrame, video_per_s: float) -> list[dict]:
+    """One dict per clip × media condition: calls, and the video/audio tokens a cache of it holds."""
+    groups = []
+    if not len(items):
+        return groups
+    for clip_key, n in items.groupby("clip_key").size().items():
+        clip = Clip.from_key(clip_key)
+        for condition in conditions_for(clip.dataset):
+            if condition in MEDIA_CONDITIONS:
+                groups.append({"clip_key": clip_key, "condition": condition, "calls": int(n),
+                               "video_tokens": round(video_per_s * clip.duration_s),
+                               "audio_tokens": round(AUDIO_TOKENS_PER_S * clip.duration_s)})
+    return groups
+
+
+def caching_and_batch(frame: pd.DataFrame, price_table: dict[str, Price | tuple] | list[str] | None = None
+                      ) -> pd.DataFrame:
+    """Per Gemini model (other providers have no such modes here): ``direct``, ``caching``, ``batch`` and ``batch+caching`` — billed input tokens (cached
+    tokens count at :data:`CACHED_INPUT_SHARE`), their share of direct, the cost and its share of direct.
+
+    Caching holds each clip × media condition's video and audio once (its first use billed in full), every
+    call then bills them at the cached rate plus storage for :data:`CACHE_HOURS`; a clip window below the
+    model's minimum cacheable size stays uncached. Judge and ``no_clip`` calls are text only and unchanged.
+    Batch bills :data:`BATCH_SHARE` of everything; batch + caching halves the uncached part, bills cached
+    tokens at the cached rate and storage for :data:`BATCH_CACHE_HOURS`.
+    """
+    prices = price_table_with(price_table)
+    groups = frame.attrs.get("media_groups", [])
+    rows = []
+    for model, g in frame.groupby("model", sort=False):
+        billed_model = model.split(" (judge for ")[0]
+        if billed_model != model:
+            continue  # judge rows are folded into the model they judge for
+        if g["provider"].iloc[0] != "gemini":
+            continue  # context caching and the Batch API priced here are Gemini's
+        bare = model.split("/", 1)[1] if model.startswith("gemini/") else model
+        block = frame[(frame["model"] == model) | frame["model"].str.endswith(f"(judge for {model})")]
+        price = price_of(prices, model, bare)
+        direct_tokens = int(block["input_tokens"].sum())
+        direct_cost = block["cost_usd"].sum() if block["cost_usd"].notna().all() else math.nan
+        minimum = min_cache_tokens(bare)
+        saved_tokens = 0.0
+        saved_cost = 0.0   # media cost no longer paid in full
+        cached_cost = 0.0  # what the cached media costs instead (first use, cached rate), storage apart
+        storage_tokens = 0
+        for grp in groups:
+            media = grp["video_tokens"] + grp["audio_tokens"]
+            if media < minimum or grp["calls"] < 2:
+                continue
+            n = grp["calls"]
+            saved_tokens += n * media - (media + CACHED_INPUT_SHARE * (n - 1) * media)
+            if price is not None:
+                full = (grp["video_tokens"] * price.input
+                        + grp["audio_tokens"] * (price.audio_input if price.audio_input is not None else price.input)) / 1e6
+                saved_cost += n * full
+                cached_cost += full + CACHED_INPUT_SHARE * (n - 1) * full
+            storage_tokens += media
+        storage_rate = CACHE_STORAGE_PER_M_HOUR.get(bare, DEFAULT_CACHE_STORAGE_PER_M_HOUR)
+        storage = storage_tokens * storage_rate / 1e6
+        caching_tokens = direct_tokens - saved_tokens
+        caching_cost = direct_cost - saved_cost + cached_cost + storage * CACHE_HOURS
+        both_cost = BATCH_SHARE * (direct_cost - saved_cost) + cached_cost + storage * BATCH_CACHE_HOURS
+        for mode, tokens, cost in (("direct", direct_tokens, direct_cost), ("caching", caching_tokens, caching_cost),
+                                   ("batch", direct_tokens, BATCH_SHARE * direct_cost),
+                                   ("batch+caching", caching_tokens, both_cost)):
+            rows.append({"model": model, "mode": mode, "billed_input_tokens": round(tokens),
+                         "input_share": tokens / direct_tokens if direct_tokens else math.nan,
+                         "cost_usd": cost, "cost_share": cost / direct_cost if direct_cost else math.nan})
+    out = pd.DataFrame(rows, columns=CACHING_COLUMNS)
+    out.attrs.update({"cached_input_share": CACHED_INPUT_SHARE, "batch_share": BATCH_SHARE,
+                      "cache_hours": CACHE_HOURS, "batch_cache_hours": BATCH_CACHE_HOURS,
+                      "media_groups": len(groups), "video_tokens_per_s": frame.attrs.get("video_tokens_per_s"),
+                      "media_resolution": frame.attrs.get("media_resolution"), "fps": frame.attrs.get("fps")})
+    return out
+
+
+def render_caching_and_batch(table: pd.DataFrame) -> str:
+    a = table.attrs
+    lines = [f"Context caching and batch mode ({a.get('media_groups', 0)} clip × media-condition caches; "
+             f"video {a.get('video_tokens_per_s', VIDEO_TOKENS_PER_S):g} + audio {AUDIO_TOKENS_PER_S} tokens per second, "
+             f"media resolution {a.get('media_resolution', 'default')}, {a.get('fps', 1.0):g} fps):",
+             f"Assumptions: cached input billed at {a.get('cached_input_share', CACHED_INPUT_SHARE):.0%} of the input price "
+             f"(first use in full), storage for {a.get('cache_hours', CACHE_HOURS):g} h per cache "
+             f"({a.get('batch_cache_hours', BATCH_CACHE_HOURS):g} h with batch); batch at "
+             f"{a.get('batch_share', BATCH_SHARE):.0%} of the standard price. `epic-levels run --batch` sends the clip "
+             "itself (no cache), so it spends the `batch` line.",
+             f"{'model':<24} {'mode':<14} {'billed input tok':>17} {'share':>7} {'cost':>11} {'share':>7}"]
+    for r in table.itertuples(index=False):
+        share = "" if math.isnan(r.input_share) else f"{r.input_share:.3f}"
+        cshare = "" if isinstance(r.cost_share, float) and math.isnan(r.cost_share) else f"{r.cost_share:.3f}"
+        lines.append(f"{r.model:<24} {r.mode:<14} {_int(r.billed_input_tokens):>17} {share:>7} {_cost(r.cost_usd):>11} {cshare:>7}")
+    return "\n".join(lines)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -333,8 +460,10 @@ def render_estimate(frame: pd.DataFrame) -> str:
     lines.append(f"Estimate for {attrs.get('items', '?')} items of {attrs.get('clips', '?')} clips "
                  f"(items materialized for {source.get('materialized', 0)} clips, computed now for "
                  f"{source.get('computed', 0)}).")
+    video_per_s = attrs.get("video_tokens_per_s", VIDEO_TOKENS_PER_S)
     lines.append(f"Assumptions: ~{CHARS_PER_TOKEN} characters per text token; media tokens on every clip/silenced call "
-                 f"per route: Gemini ~{MEDIA_TOKENS_PER_S}/s ({VIDEO_TOKENS_PER_S} video at 1 fps + {AUDIO_TOKENS_PER_S} audio); "
+                 f"per route: Gemini ~{video_per_s + AUDIO_TOKENS_PER_S:g}/s ({video_per_s:g} video at {attrs.get('fps', 1.0):g} fps, "
+                 f"media resolution {attrs.get('media_resolution', 'default')}, + {AUDIO_TOKENS_PER_S} audio); "
                  f"frames {FRAME_TOKENS} per frame + input_audio {OPENAI_AUDIO_TOKENS_PER_S}/s (OpenAI); video_url "
                  f"~{LOCAL_VIDEO_TOKENS_PER_S}/s + audio {LOCAL_AUDIO_TOKENS_PER_S}/s (vLLM/SGLang, Qwen-style processors); "
                  f"judge on {attrs.get('judge_share', JUDGE_SHARE):.0%} of open replies; prices USD per 1M tokens, "
@@ -367,7 +496,8 @@ def render_estimate(frame: pd.DataFrame) -> str:
 
 
 def main_estimate(argv_models: list[str], price_overrides: list[str] | dict | None = None, *,
-                  paths: Paths | None = None, clips: list[Clip] | None = None, out=None) -> int:
+                  paths: Paths | None = None, clips: list[Clip] | None = None, out=None,
+                  media_resolution: str | None = None, fps: float | None = None) -> int:
     """Print the estimate for the given models (names may also be comma-separated); 0 ok, 2 on bad input."""
     out = out or sys.stdout
     models = [m.strip() for arg in (argv_models or []) for m in str(arg).split(",") if m.strip()]
@@ -380,12 +510,18 @@ def main_estimate(argv_models: list[str], price_overrides: list[str] | dict | No
     except ValueError as exc:
         print(f"estimate: {exc}", file=sys.stderr)
         return 2
+    if fps is not None and fps <= 0:
+        print(f"estimate: --fps must be positive, got {fps:g}", file=sys.stderr)
+        return 2
     try:
-        frame = estimate(paths or Paths.default(), models, clips=clips, price_table=prices)
-    except ValueError as exc:  # a model name without its provider
+        frame = estimate(paths or Paths.default(), models, clips=clips, price_table=prices,
+                         media_resolution=media_resolution, fps=fps)
+    except ValueError as exc:  # a model name without its provider, an unknown media resolution
         print(f"estimate: {exc}", file=sys.stderr)
         return 2
     print(render_estimate(frame), file=out)
+    print("", file=out)
+    print(render_caching_and_batch(caching_and_batch(frame, prices)), file=out)
     return 0
 
 

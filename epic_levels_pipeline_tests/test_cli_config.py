@@ -19,11 +19,11 @@ def seen(monkeypatch) -> dict:
 
     monkeypatch.setattr(orchestrate, "run_pipeline", fake_run)
     monkeypatch.setattr(cli, "_print_summary", lambda paths: None)
+    monkeypatch.delenv("EPIC_LEVELS_JUDGE_MODEL", raising=False)
     return seen
 
 
-def test_run_flags_become_the_evaluation_resources_config(monkeypatch, seen):
-    monkeypatch.delenv("EPIC_LEVELS_JUDGE_MODEL", raising=False)
+def test_run_flags_become_the_evaluation_resources_config(seen):
     before = dict(os.environ)
     assert cli.main(["run", "--responders", "oracle", "--models", "m1,m2"]) == 0
     assert dict(os.environ) == before
@@ -39,6 +39,13 @@ def test_endpoint_and_judge_flags_are_run_config_not_environment(seen):
     assert seen["config"]["resources"]["evaluation"]["config"] == {
         "responders": "oracle,chance,presence,blind", "models": "vllm/Qwen/Qwen2.5-Omni-7B",
         "endpoint": "http://127.0.0.1:8000/v1", "judge_model": "openai/gpt-4o-mini"}
+
+
+def test_batch_media_resolution_and_fps_flags_become_run_config(seen):
+    assert cli.main(["run", "--models", "gemini/m1", "--batch", "--media-resolution", "low", "--fps", "0.5"]) == 0
+    assert seen["config"]["resources"]["evaluation"]["config"] == {
+        "responders": "oracle,chance,presence,blind", "models": "gemini/m1", "judge_model": "gemini/m1",
+        "batch": True, "media_resolution": "low", "fps": 0.5}
 
 
 def test_project_instance_touches_no_process_state(tmp_path, monkeypatch):

@@ -5,13 +5,18 @@ the run's resource config (seen with each run in the UI). A field left unset fal
 ``EPIC_LEVELS_RESPONDERS`` (default ``oracle,chance,presence,blind``), ``EPIC_LEVELS_MODELS`` (provider-qualified
 model names, default none), ``EPIC_LEVELS_JUDGE_MODEL``, the providers' endpoint variables (``GEMINI_BASE_URL``,
 ``OPENAI_BASE_URL``, ``VLLM_BASE_URL``, ``SGLANG_BASE_URL``), ``EPIC_LEVELS_RPM``, ``EPIC_LEVELS_CONCURRENCY``,
-``EPIC_LEVELS_MEDIA_ROOT``. API keys are read only from the providers' key variables (``GEMINI_API_KEY`` /
+``EPIC_LEVELS_MEDIA_ROOT``, ``EPIC_LEVELS_CAPTION_RESPONDERS`` (default every caption responder; the oracle
+always runs). API keys are read only from the providers' key variables (``GEMINI_API_KEY`` /
 ``GOOGLE_API_KEY``, ``OPENAI_API_KEY``, ``VLLM_API_KEY``, ``SGLANG_API_KEY``) and never stored in config.
 
 ``models`` are ``PROVIDER/MODEL`` names (``gemini/gemini-2.5-flash``, ``vllm/Qwen/Qwen2.5-Omni-7B``); bare
 Gemini names still work, with a deprecation warning. ``endpoint`` is the base URL of every model in
 ``models`` (so they must share a provider) and of the judge when it has that provider too. ``judge_model``
 defaults to the first model.
+
+``batch`` sends the model calls through the provider's batch mode (Gemini's Batch API; ``epic-levels run
+--batch``); ``media_resolution`` (low/medium/high) and ``fps`` go into every Gemini model request's settings
+(and so its cache key) when set (``--media-resolution``/``--fps``).
 """
 
 import os
@@ -20,9 +25,12 @@ from pathlib import Path
 
 import dagster as dg
 
+from ..captions.models import caption_judge
+from ..captions.responders import OFFLINE_RESPONDERS as CAPTION_RESPONDERS
 from ..responses.cache import CallCache
 from ..responses.offline import OFFLINE_RESPONDERS
 from ..responses.providers.base import Provider, api_key_from_env, make_provider, parse_model_name
+from ..responses.providers.gemini_tokens import resolution_name
 from ..responses.runner import ModelRun
 from ..scoring.verdicts import model_judge
 from ..settings import Paths
@@ -54,6 +62,10 @@ class EvaluationResource(dg.ConfigurableResource):
     rpm: float = 0
     concurrency: int = 0
     media_root: str = ""
+    batch: bool = False
+    media_resolution: str = ""
+    fps: float = 0
+    caption_responders: str = ""  # "": $EPIC_LEVELS_CAPTION_RESPONDERS, else every caption responder
 
     def offline(self) -> list[str]:
         names = [n.strip() for n in (self.responders or _env("EPIC_LEVELS_RESPONDERS", ",".join(OFFLINE_RESPONDERS))).split(",") if n.strip()]
@@ -105,7 +117,28 @@ class EvaluationResource(dg.ConfigurableResource):
 
     def model_runs(self, cache: CallCache) -> list[ModelRun]:
         rpm, concurrency = self.limits()
-        return [ModelRun.of(self.caller(cache, m), cache, rpm, concurrency) for m in self.model_names()]
+        runs = []
+        for m in self.model_names():
+            caller = self.caller(cache, m)
+            # media_resolution / fps are Gemini request settings; other providers sample frames their own way.
+            media = self.media_settings() if caller.provider == "gemini" else {}
+            runs.append(ModelRun.of(caller, cache, rpm, concurrency, media, batch=self.batch))
+        return runs
+
+    def media_settings(self) -> dict:
+        """``media_resolution`` / ``fps`` request settings, only those set (unset ones leave cache keys as they were)."""
+        try:
+            resolution = resolution_name(self.media_resolution)
+        except ValueError as exc:
+            raise dg.Failure(str(exc)) from None
+        out = {}
+        if resolution:
+            out["media_resolution"] = resolution
+        if self.fps:
+            if self.fps <= 0:
+                raise dg.Failure(f"fps must be positive, got {self.fps}")
+            out["fps"] = float(self.fps)
+        return out
 
     def judge(self, cache: CallCache):
         """``(judge function, its PROVIDER/MODEL name)``, or ``(None, "")`` when no model is configured."""
@@ -115,3 +148,22 @@ class EvaluationResource(dg.ConfigurableResource):
         rpm, concurrency = self.limits()
         caller = self.caller(cache, name)
         return model_judge(caller, cache, rpm=rpm, concurrency=concurrency), f"{caller.provider}/{caller.model}"
+
+    def caption_offline(self) -> list[str]:
+        """The caption track's offline responders; the ``oracle`` always runs (it is the track's self-test)."""
+        names = [n.strip() for n in (self.caption_responders or _env("EPIC_LEVELS_CAPTION_RESPONDERS", "")).split(",")
+                 if n.strip()] or list(CAPTION_RESPONDERS)
+        unknown = [n for n in names if n not in CAPTION_RESPONDERS]
+        if unknown:
+            raise dg.Failure(f"unknown caption responders {unknown}; known: {', '.join(CAPTION_RESPONDERS)}")
+        return ["oracle", *[n for n in names if n != "oracle"]]
+
+    def caption_judge(self, cache: CallCache):
+        """The caption track's judge (the QA judge's provider and model), or ``(None, "")``."""
+        name = self.judge_model_name()
+        if not name:
+            return None, ""
+        rpm, concurrency = self.limits()
+        caller = self.caller(cache, name)
+        return (caption_judge(caller, cache, model=caller.model, rpm=rpm, concurrency=concurrency),
+                f"{caller.provider}/{caller.model}")

@@ -1,6 +1,6 @@
 """Persistent cache of model calls and of uploaded media files (one SQLite file).
 
-Pure core (no Dagster). Two tables:
+Pure core (no Dagster). Four tables:
 
 ``calls``
     One row per ``cache_key`` — the latest outcome of that request: reply, status, token counts
@@ -13,6 +13,15 @@ Pure core (no Dagster). Two tables:
     One row per media file, keyed by the file's sha256: the provider's file name and uri, the mime
     type and the last state seen. Lets a media file be uploaded once and reused across requests and
     across runs (the caller re-checks the state before trusting a row: provider files expire).
+``context_caches``
+    One row per provider-side cached content (Gemini context caching), keyed by what it holds (model,
+    media hash, window, media settings): its resource name and expiry time. A resumed run reuses a
+    live one instead of creating another; rows are deleted when the cache is deleted or found gone.
+``batch_jobs``
+    One row per submitted batch job: its name, model, last state seen, and the requests it carries
+    (cache key, responder, model, condition per item, in submission order), written right after the
+    job is created and *before* waiting on it, so a killed process resumes polling the same job and
+    submits nothing twice. ``done`` is set once its results are in ``calls``.
 
 Durability: WAL journal, ``synchronous=NORMAL``, and every :meth:`CallCache.put` is its own committed
 transaction. A committed row survives the process being killed (SIGKILL included); only an OS crash
@@ -55,6 +64,25 @@ CREATE TABLE IF NOT EXISTS calls (
     route TEXT,
     cached_tokens INT
 );
+CREATE TABLE IF NOT EXISTS context_caches (
+    identity TEXT PRIMARY KEY,
+    name TEXT,
+    model TEXT,
+    media_sha256 TEXT,
+    token_count INT,
+    expire_time TEXT,
+    created_at TEXT
+);
+CREATE TABLE IF NOT EXISTS batch_jobs (
+    name TEXT PRIMARY KEY,
+    model TEXT,
+    state TEXT,
+    items TEXT,
+    source TEXT,
+    done INT DEFAULT 0,
+    submitted_at TEXT,
+    updated_at TEXT
+);
 CREATE TABLE IF NOT EXISTS uploads (
     sha256 TEXT PRIMARY KEY,
     file_name TEXT,
@@ -64,6 +92,8 @@ CREATE TABLE IF NOT EXISTS uploads (
     created_at TEXT
 );
 """
+
+_CONTEXT_COLUMNS = "identity, name, model, media_sha256, token_count, expire_time, created_at"
 
 # Columns added after the first version of the ``calls`` table, with their declarations (see
 # :meth:`CallCache._migrate`).
@@ -107,6 +137,34 @@ class UploadRecord:
     mime_type: str
     state: str
     created_at: str
+
+
+@dataclass(frozen=True)
+class ContextCacheRecord:
+    """A provider-side cached content: ``name`` (e.g. ``cachedContents/abc``) is what requests
+    reference; ``expire_time`` is ISO 8601 UTC as the provider reported it."""
+
+    identity: str
+    name: str
+    model: str
+    media_sha256: str
+    token_count: int
+    expire_time: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class BatchJobRecord:
+    """A submitted batch job: ``items`` are ``{"key", "responder", "model", "condition"}`` dicts in
+    submission order; ``source`` is ``inline`` or the input file's name."""
+
+    name: str
+    model: str
+    state: str
+    items: list
+    source: str
+    done: bool
+    submitted_at: str
 
 
 def _now() -> str:
@@ -240,6 +298,63 @@ class CallCache:
     def delete_upload(self, sha256: str) -> None:
         with self._lock:
             self._conn.execute("DELETE FROM uploads WHERE sha256 = ?", (sha256,))
+
+    # -- context caches ---------------------------------------------------------------------------
+
+    def get_context_cache(self, identity: str) -> ContextCacheRecord | None:
+        with self._lock:
+            row = self._conn.execute(f"SELECT {_CONTEXT_COLUMNS} FROM context_caches WHERE identity = ?",
+                                     (identity,)).fetchone()
+        return ContextCacheRecord(*row) if row is not None else None
+
+    def put_context_cache(self, identity: str, name: str, model: str, media_sha256: str,
+                          token_count: int, expire_time: str) -> None:
+        with self._lock:
+            self._conn.execute(
+                f"INSERT OR REPLACE INTO context_caches ({_CONTEXT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (identity, name, model, media_sha256, int(token_count), expire_time, _now()))
+
+    def delete_context_cache(self, identity: str, name: str | None = None) -> None:
+        """Forget the row for ``identity`` (only if it still names ``name``, when given)."""
+        with self._lock:
+            if name is None:
+                self._conn.execute("DELETE FROM context_caches WHERE identity = ?", (identity,))
+            else:
+                self._conn.execute("DELETE FROM context_caches WHERE identity = ? AND name = ?",
+                                   (identity, name))
+
+    def context_caches(self) -> list[ContextCacheRecord]:
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {_CONTEXT_COLUMNS} FROM context_caches ORDER BY created_at, identity").fetchall()
+        return [ContextCacheRecord(*r) for r in rows]
+
+    # -- batch jobs -------------------------------------------------------------------------------
+
+    def put_batch_job(self, name: str, model: str, state: str, items: list[dict], source: str) -> None:
+        """Record a just-submitted job and the requests it carries (see the module docstring)."""
+        now = _now()
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO batch_jobs (name, model, state, items, source, done, "
+                "submitted_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+                (name, model, state, json.dumps(items, separators=(",", ":")), source, now, now))
+
+    def set_batch_state(self, name: str, state: str, *, done: bool = False) -> None:
+        with self._lock:
+            self._conn.execute("UPDATE batch_jobs SET state = ?, done = ?, updated_at = ? WHERE name = ?",
+                               (state, int(done), _now(), name))
+
+    def batch_jobs(self, *, open_only: bool = False) -> list[BatchJobRecord]:
+        """Recorded jobs in submission order (only those whose results are not stored yet, with
+        ``open_only``)."""
+        query = "SELECT name, model, state, items, source, done, submitted_at FROM batch_jobs"
+        if open_only:
+            query += " WHERE done = 0"
+        with self._lock:
+            rows = self._conn.execute(query + " ORDER BY submitted_at, rowid").fetchall()
+        return [BatchJobRecord(n, m, st, json.loads(items), src, bool(d), at)
+                for n, m, st, items, src, d, at in rows]
 
     # -- lifecycle -------------------------------------------------------------------------------
 

@@ -188,6 +188,27 @@ def _backoff(attempt: int, base_delay: float, max_delay: float, rng: random.Rand
     return delay
 
 
+def serve_cached(requests: Sequence[CallRequest], cache: "CallCache | None", results: list
+                 ) -> tuple[dict[str, list[int]], list[CallRequest], int]:
+    """Cache first: fill ``results`` (by position) from ``ok`` rows; returns the positions of each key
+    (a key is answered once however many requests share it), the first request of every key still to
+    answer, and how many requests were served."""
+    positions: dict[str, list[int]] = {}
+    for i, req in enumerate(requests):
+        positions.setdefault(req.cache_key, []).append(i)
+    pending: list[CallRequest] = []
+    hits = 0
+    for key, idx in positions.items():
+        hit = cache.get(key) if cache is not None else None
+        if hit is not None and hit.status == "ok":
+            for i in idx:
+                results[i] = hit
+            hits += len(idx)
+        else:
+            pending.append(requests[idx[0]])
+    return positions, pending, hits
+
+
 async def run_calls(
     requests: Sequence[CallRequest],
     call: Call,
@@ -216,20 +237,7 @@ async def run_calls(
     cap = asyncio.Semaphore(max(1, int(concurrency)))
     rng = random.Random(seed)
 
-    # Group positions by key: a key is answered once however many requests share it.
-    positions: dict[str, list[int]] = {}
-    for i, req in enumerate(requests):
-        positions.setdefault(req.cache_key, []).append(i)
-
-    pending: list[CallRequest] = []
-    for key, idx in positions.items():
-        hit = cache.get(key) if cache is not None else None
-        if hit is not None and hit.status == "ok":
-            for i in idx:
-                results[i] = hit
-            stats.cache_hits += len(idx)
-        else:
-            pending.append(requests[idx[0]])
+    positions, pending, stats.cache_hits = serve_cached(requests, cache, results)
 
     async def one(req: CallRequest) -> None:
         attempt = 0
@@ -292,28 +300,34 @@ async def run_calls(
     return final, stats
 
 
-def run_calls_sync(requests: Sequence[CallRequest], call: Call, cache: "CallCache | None",
-                   **kwargs) -> tuple[list[CallResult], CallStats]:
-    """Blocking :func:`run_calls`. Uses ``asyncio.run`` when no loop runs in this thread; inside a
-    running loop (e.g. a notebook, or an async Dagster op) it runs a fresh loop in a helper thread and
-    waits for it, re-raising any exception there. ``call`` must not be tied to another event loop
-    (:class:`.gemini.GeminiCaller` keeps one SDK client per loop, so it is fine)."""
+def run_blocking(coro):
+    """Run the coroutine ``coro`` to completion from synchronous code and return its value. Uses
+    ``asyncio.run`` when no loop runs in this thread; inside a running loop (e.g. a notebook, or an
+    async Dagster op) it runs a fresh loop in a helper thread and waits for it, re-raising any
+    exception there."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(run_calls(requests, call, cache, **kwargs))
+        return asyncio.run(coro)
 
     box: dict = {}
 
     def target() -> None:
         try:
-            box["value"] = asyncio.run(run_calls(requests, call, cache, **kwargs))
+            box["value"] = asyncio.run(coro)
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             box["error"] = exc
 
-    thread = threading.Thread(target=target, name="run_calls", daemon=True)
+    thread = threading.Thread(target=target, name="run_blocking", daemon=True)
     thread.start()
     thread.join()
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def run_calls_sync(requests: Sequence[CallRequest], call: Call, cache: "CallCache | None",
+                   **kwargs) -> tuple[list[CallResult], CallStats]:
+    """Blocking :func:`run_calls` (see :func:`run_blocking`). ``call`` must not be tied to another
+    event loop (:class:`.gemini.GeminiCaller` keeps one SDK client per loop, so it is fine)."""
+    return run_blocking(run_calls(requests, call, cache, **kwargs))

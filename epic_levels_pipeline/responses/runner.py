@@ -3,7 +3,10 @@
 Offline responders are computed directly (deterministic, instant, no cache needed). Model calls go
 through :func:`epic_levels_pipeline.responses.calls.run_calls_sync`: cached by content key (responder, model,
 prompt, media hash, condition, settings) in ``data/cache/calls.sqlite``, persisted as they arrive,
-concurrent under a rate limit, retried on 429/5xx; what still fails is an ``error`` row. A condition that
+concurrent under a rate limit, retried on 429/5xx; what still fails is an ``error`` row. With
+``ModelRun.batch`` the uncached requests go through the provider's batch mode instead (``run_batch``:
+Gemini's Batch API, half price, answered within a day). After a clip's calls the provider's ``end_run``
+hook (when it has one) releases what the run held, e.g. Gemini's per-clip context caches. A condition that
 needs media a clip does not have is a ``skipped`` row with the reason, for every responder that needs media.
 """
 
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import pandas as pd
 
@@ -46,11 +50,15 @@ class ModelRun:
     rpm: float = 60
     concurrency: int = 4
     settings: dict = field(default_factory=dict)
+    batch: bool = False  # through the provider's batch mode (``caller.run_batch``) instead of direct calls
 
     @classmethod
-    def of(cls, caller: Provider, cache: CallCache, rpm: float = 60, concurrency: int = 4) -> "ModelRun":
-        """The run of one provider's model, named by its provider, with its generation settings."""
-        return cls(caller.provider, caller.model, caller, cache, rpm, concurrency, caller.generation_settings())
+    def of(cls, caller: Provider, cache: CallCache, rpm: float = 60, concurrency: int = 4,
+           settings: dict | None = None, *, batch: bool = False) -> "ModelRun":
+        """The run of one provider's model, named by its provider, with its generation settings (plus
+        ``settings``, e.g. Gemini's media settings), through its batch mode when ``batch``."""
+        return cls(caller.provider, caller.model, caller, cache, rpm, concurrency,
+                   {**caller.generation_settings(), **(settings or {})}, batch=batch)
 
 
 @dataclass
@@ -61,6 +69,13 @@ class ClipMediaInfo:
     silenced_path: str | None = None
     clip_sha256: str | None = None
     silenced_sha256: str | None = None
+
+    @classmethod
+    def from_table(cls, clip_media: pd.DataFrame) -> "ClipMediaInfo":
+        """The first row of a ``clip_media`` table (no media prepared when it has none)."""
+        if not len(clip_media):
+            return cls()
+        return cls(**{k: v for k, v in clip_media.iloc[0].to_dict().items() if k in cls.__dataclass_fields__})
 
 
 def _base(item, condition: str, responder: str, model: str) -> dict:
@@ -92,8 +107,26 @@ def offline_responses(clip: Clip, items: pd.DataFrame, questions: pd.DataFrame, 
     return pd.DataFrame(out, columns=RESPONSE_COLUMNS)
 
 
-def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: ModelRun) -> tuple[pd.DataFrame, CallStats | None]:
-    """One model over every item × condition; media conditions skipped (with reason) when media is missing."""
+def condition_media(condition: str, media: ClipMediaInfo) -> tuple[str | None, str | None] | None:
+    """The media file sent under ``condition`` as ``(path, sha256)``: none for ``no_clip``, the silenced copy
+    for ``silenced``, the clip for ``clip``; None when the condition needs media the clip does not have
+    (its rows are ``skipped`` with ``media.reason``)."""
+    if condition == "no_clip":
+        return None, None
+    if media.status != "ready":
+        return None
+    if condition == "silenced":
+        return media.silenced_path, media.silenced_sha256
+    return media.clip_path, media.clip_sha256
+
+
+def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: ModelRun,
+                    progress: Callable[[str], None] | None = None) -> tuple[pd.DataFrame, CallStats | None]:
+    """One model over every item × condition; media conditions skipped (with reason) when media is missing.
+
+    Requests are made condition by condition, clip file first and item text last in each, so the items of
+    one clip file × condition go together (what context caching, explicit or implicit, needs).
+    ``progress`` receives the batch mode's progress lines."""
     requests: list[CallRequest] = []
     meta: list[tuple] = []
     skipped: list[dict] = []
@@ -102,19 +135,15 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
         identity = identity_of(run.caller)
         who = {"provider": identity.provider, "endpoint": identity.endpoint}
     for condition in conditions_for(clip.dataset):
+        sent = condition_media(condition, media)
         for item in records(items):
-            if condition == "no_clip":
-                path, sha = None, None
-            elif media.status != "ready":
+            if sent is None:
                 skipped.append({**_base(item, condition, run.name, run.model), "reply": "", "status": "skipped",
                                 "prompt_tokens": 0, "output_tokens": 0, "latency_s": 0.0, "cache_key": "",
                                 "cached": False, "error": media.reason, "media_sha256": None, **who,
                                 "route": "", "cached_tokens": 0})
                 continue
-            elif condition == "silenced":
-                path, sha = media.silenced_path, media.silenced_sha256
-            else:
-                path, sha = media.clip_path, media.clip_sha256
+            path, sha = sent
             key = cache_key(run.name, run.model, item.prompt, sha, condition, run.settings)
             requests.append(CallRequest(key, run.name, run.model, condition, item.prompt, media_path=path,
                                         media_sha256=sha, settings=dict(run.settings)))
@@ -122,7 +151,16 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
     stats = None
     rows = list(skipped)
     if requests:
-        results, stats = run_calls_sync(requests, run.caller, run.cache, rpm=run.rpm, concurrency=run.concurrency)
+        if run.batch:
+            if not hasattr(run.caller, "run_batch"):
+                raise ValueError(f"provider {run.name} has no batch mode")
+            results, stats = run.caller.run_batch(requests, run.cache, progress=progress or print)
+        else:
+            results, stats = run_calls_sync(requests, run.caller, run.cache, rpm=run.rpm,
+                                            concurrency=run.concurrency)
+        end_run = getattr(run.caller, "end_run", None)
+        if end_run is not None:
+            end_run()
         for (item, condition, sha), result in zip(meta, results):
             rows.append({**_base(item, condition, run.name, run.model), "reply": result.reply, "status": result.status,
                          "prompt_tokens": result.prompt_tokens, "output_tokens": result.output_tokens,

@@ -51,10 +51,9 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
     cache = evaluation.cache(project.paths)
     try:
         runs = evaluation.model_runs(cache)
-        media = ClipMediaInfo(**{k: v for k, v in clip_media.iloc[0].to_dict().items() if k in ClipMediaInfo.__dataclass_fields__}) \
-            if len(clip_media) else ClipMediaInfo()
+        media = ClipMediaInfo.from_table(clip_media)
         for run in runs:
-            frame, stats = model_responses(clip, items, media, run)
+            frame, stats = model_responses(clip, items, media, run, progress=context.log.info)
             frames.append(frame)
             if stats is not None:
                 call_stats[run.model] = stats
@@ -74,4 +73,9 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
             [{"model": m, "requests": s.requests, "cache_hits": s.cache_hits, "calls_made": s.calls_made,
               "retries": s.retries, "errors": s.errors, "seconds": round(s.elapsed_s, 2)} for m, s in call_stats.items()]))),
     })
+    batches = [{"model": m, **job} for m, s in call_stats.items() for job in getattr(s, "jobs", [])]
+    if batches:
+        meta["batch_jobs"] = dg.MetadataValue.md(markdown_table(pd.DataFrame(batches)))
+        meta["batch_progress"] = dg.MetadataValue.text(
+            "; ".join(f"{m}: {s.progress_line()}" for m, s in call_stats.items() if hasattr(s, "progress_line")))
     return dg.Output(out, metadata=meta)
