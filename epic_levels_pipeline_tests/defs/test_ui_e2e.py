@@ -10,7 +10,7 @@ looked at in headless Chromium (Debian's ``chromium`` + ``chromedriver``; nothin
    annotation tables, then for the clip's ``clip_annotations``, ``questions``, ``distractor_pools``; each
    run is polled with ``runOrError`` until SUCCESS (the queued-run coordinator needs the daemon).
 4. Chromium: ``/asset-groups`` (global asset lineage; groups expanded with the UI's own Alt+E shortcut)
-   must show every asset node; ``/assets/questions`` must show the materialization's metadata
+   must show every group expanded, and the catalogue ``/assets`` every asset by name; ``/assets/questions`` must show the materialization's metadata
    (``by_level_and_subtype`` with its subtypes, and ``sample_questions`` opened as markdown).
 
 Screenshots go to ``tmp_path`` and are copied to ``/tmp/epic_levels_ui_*.png``. The server's process group
@@ -261,15 +261,27 @@ def page_text(driver) -> str:
     return driver.find_element(By.TAG_NAME, "body").text
 
 
+def shown(word: str, text: str) -> bool:
+    """``word`` is on the page in full, or as the graph draws a long name: ``caption_re…_scores``
+    (its start and end kept around a middle ellipsis)."""
+    if word in text:
+        return True
+    for token in text.split():
+        head, sep, tail = token.partition("…")
+        if sep and len(head) >= 3 and word.startswith(head) and word.endswith(tail) and len(head) + len(tail) < len(word):
+            return True
+    return False
+
+
 def wait_for_text(driver, words, what: str, timeout: float = UI_TIMEOUT) -> str:
     """Wait (explicitly, polling the rendered page) until every word is visible; return the page text."""
     words = list(words)
     try:
         WebDriverWait(driver, timeout, poll_frequency=0.25, ignored_exceptions=(StaleElementReferenceException,)).until(
-            lambda d: all(w in page_text(d) for w in words))
+            lambda d: all(shown(w, page_text(d)) for w in words))
     except TimeoutException:
         text = page_text(driver)
-        missing = [w for w in words if w not in text]
+        missing = [w for w in words if not shown(w, text)]
         raise AssertionError(f"{what} ({driver.current_url}): not shown after {timeout}s: {missing}\n"
                              f"page text:\n{text[:3000]}") from None
     return page_text(driver)
@@ -314,8 +326,29 @@ def test_launch_through_graphql_and_see_it_in_the_ui(browser, server, tmp_path):
         browser.get(server.base + "/asset-groups")
         wait_for_text(browser, ["Global asset lineage", "question_bank", "scoring"], "asset graph")
         ActionChains(browser).key_down(Keys.ALT).send_keys("e").key_up(Keys.ALT).perform()
-        wait_for_text(browser, asset_names, "asset graph with expanded groups")
+        # Zoomed to fit, the graph stops drawing node labels once it holds this many assets: the expanded
+        # graph must show every group, each expanded (the UI records that in its address); the catalogue
+        # (below) lists every asset by name.
+        groups = sorted({n["groupName"] for n in server.gql("{ assetNodes { groupName } }")["assetNodes"]})
+        wait_for_text(browser, groups, "asset graph with expanded groups")
+        WebDriverWait(browser, UI_TIMEOUT).until(
+            lambda d: all(f"global%3A{g}" in d.current_url for g in groups))
         save(browser, tmp_path, "asset_graph")
+
+        # The asset catalogue: every asset by name (scrolling through the list, which draws the rows in view).
+        browser.get(server.base + "/assets")
+        wait_for_text(browser, ["Assets"], "asset catalogue")
+        seen: set[str] = set()
+        deadline = time.monotonic() + UI_TIMEOUT
+        while time.monotonic() < deadline and not set(asset_names) <= seen:
+            text = page_text(browser)
+            seen |= {name for name in asset_names if shown(name, text)}
+            browser.execute_script(
+                "for (const el of document.querySelectorAll('*')) {"
+                " if (el.scrollHeight > el.clientHeight + 20) { el.scrollTop += 400; } }")
+            time.sleep(0.5)
+        assert set(asset_names) <= seen, f"assets not listed in the catalogue: {sorted(set(asset_names) - seen)}"
+        save(browser, tmp_path, "asset_catalogue")
 
         # The questions asset: latest materialization (our partition) and its metadata.
         browser.get(server.base + "/assets/questions")
