@@ -15,12 +15,18 @@ Each tick (every 30 s; on by default):
    ``<table>/retired/`` (so the warehouse views stop showing them); when it succeeds,
    ``rescore_after_retire`` re-scores the cross-clip tables. The sensor itself moves no file.
 2. A content fingerprint of the annotation files (and the manifest) is compared with the cursor. If it
-   changed, the annotation tables are re-materialized first (one run, keyed by the fingerprint) and the
-   clips wait: clip runs are requested only once the tables' latest materialization carries the new
+   changed and the tables' latest materialization does not carry it yet, the sensor compares every clip's
+   content hash (computed from the files) with the recorded one. When the changed clips are known clips
+   that form one batch of consecutive partitions, one ``clip_update_job`` run refreshes the tables, exactly
+   those clips' per-clip chain and the cross-clip tables (an edit is fresh one run after the tick that saw
+   it; the report follows by automation). While that run is in flight its clips are not requested again. Otherwise (invalid files, new clips, changes spread wider) the tables are re-materialized first
+   (one run, keyed by the fingerprint) and the clips wait for a tick where the tables carry the new
    fingerprint, so no clip reads stale tables.
-3. The content hash of every clip's overlapping rows is compared with the hash its latest
-   ``clip_annotations`` materialization recorded; a run is requested for each clip whose hash differs
-   (run key = clip + hash + change number). Downstream per-clip assets follow through their automation
+3. With the tables current, the content hash of every clip's overlapping rows is compared with the hash
+   its latest ``clip_annotations`` materialization recorded (its data version, or ``content_hashes`` of a
+   batch); the clips whose hash differs run their whole per-clip chain (``clip_chain_job``), one run per
+   batch of up to ``MAX_CLIPS_PER_RUN`` consecutive partitions (run key = first clip + hash + change
+   number); a single changed clip runs alone. The cross-clip tables follow through their automation
    conditions; unchanged clips are untouched. An annotation error skips this step but keeps any re-score
    already requested in the tick.
 """
@@ -44,7 +50,8 @@ CLIP_JOB = dg.define_asset_job("clip_annotations_job", selection=dg.AssetSelecti
 # Every per-clip asset (those fed by a clip's rows or its media), without the cross-clip tables after verdicts.
 PER_CLIP_CHAIN = (dg.AssetSelection.assets("clip_annotations", "clip_media").downstream()
                   - dg.AssetSelection.assets("verdicts").downstream(include_self=False))
-CROSS_CLIP_TABLES = dg.AssetSelection.assets("verdicts").downstream(include_self=False)
+# The scored tables after the verdicts; the report (plots, a document) follows them by its automation condition.
+CROSS_CLIP_TABLES = dg.AssetSelection.assets("verdicts").downstream(include_self=False) - dg.AssetSelection.assets("report")
 CHAIN_JOB = dg.define_asset_job("clip_chain_job", selection=PER_CLIP_CHAIN, partitions_def=clip_partitions,
                                 description="Every per-clip asset of a clip or a batch of consecutive clips.")
 UPDATE_JOB = dg.define_asset_job(
@@ -55,6 +62,7 @@ UPDATE_JOB = dg.define_asset_job(
 PER_CLIP_TABLES = ("clip_annotations", "questions", "distractor_pools", "items", "clip_media", "responses", "verdicts")
 CLIP_ANNOTATIONS = dg.AssetKey("clip_annotations")
 DATA_VERSION_TAG = "dagster/data_version"
+UPDATE_TAG = "epic_levels/update"
 
 
 def _tables_fingerprint(instance: dg.DagsterInstance) -> str | None:
@@ -136,7 +144,7 @@ def _content_hash(materialization, partition_key: str | None) -> str | None:
     name="annotation_change_sensor", jobs=[TABLES_JOB, CLIP_JOB, CHAIN_JOB, UPDATE_JOB, RESCORE_JOB, retire_clips_job], minimum_interval_seconds=30,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Adds manifest clips as partitions, retires removed ones, and re-runs only clips whose "
-                "annotation rows changed (content hash per clip in the cursor).",
+                "annotation rows changed (content hash per clip in the cursor), in batches of their whole chain.",
 )
 def annotation_change_sensor(context: dg.SensorEvaluationContext, project: ProjectResource):
     paths = project.paths
@@ -183,11 +191,18 @@ def annotation_change_sensor(context: dg.SensorEvaluationContext, project: Proje
         update = _single_batch_update(context, paths, manifest, cursor, order, new)
         if update is not None:
             batch, digest = update
-            requests.append(dg.RunRequest(run_key=f"update:{files_only}:{digest}:{seq}", job_name=UPDATE_JOB.name,
-                                          partition_key=batch[0] if len(batch) == 1 else None, tags=range_tags(batch)))
+            run_key = f"update:{files_only}:{digest}:{seq}"
+            requests.append(dg.RunRequest(run_key=run_key, job_name=UPDATE_JOB.name,
+                                          partition_key=batch[0] if len(batch) == 1 else None,
+                                          tags={**range_tags(batch), UPDATE_TAG: run_key}))
+            cursor["update"] = run_key
         else:
             requests.append(dg.RunRequest(run_key=f"tables:{files_only}:{seq}", job_name=TABLES_JOB.name))
         return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor))
+    if cursor.get("update") and _unfinished(context.instance, cursor["update"]):
+        # the update run has written the tables but not yet its clips: they are not stale, only in flight
+        return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor))
+    cursor.pop("update", None)
     try:
         ann = load_annotations(paths.annotations)
     except AnnotationError as exc:
@@ -205,6 +220,13 @@ def annotation_change_sensor(context: dg.SensorEvaluationContext, project: Proje
     current = {key: recorded[key] for key in hashes if key in recorded}
     cursor = {"fingerprint": fingerprint, "clips": current, "seq": seq, "pending": None, "storage_id": storage_id}
     return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor))
+
+
+def _unfinished(instance: dg.DagsterInstance, run_key: str) -> bool:
+    """Whether the update run requested under ``run_key`` is queued or running (the daemon launches a
+    tick's requests right after it; a run never launched does not hold the clips back)."""
+    records = instance.get_run_records(filters=dg.RunsFilter(tags={UPDATE_TAG: run_key}), limit=1)
+    return bool(records) and not records[0].dagster_run.is_finished
 
 
 def _batch_digest(batch: list[str], hashes: dict[str, str]) -> str:
