@@ -10,40 +10,49 @@ Each step is a real Dagster run recorded in the instance (``DAGSTER_HOME`` = the
 
 from __future__ import annotations
 
-import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import dagster as dg
+import yaml
 
 from .annotations.clips import Clip, read_manifest
 from .defs.partitions import batches, range_tags
 from .settings import Paths
 
 
+def _absolute_base_dirs(config, root: Path):
+    """The instance config with every relative ``base_dir`` made absolute against the project root, so
+    the instance is the same whatever the working directory (``dagster dev`` run at the root reads the
+    same folders)."""
+    if isinstance(config, dict):
+        return {k: (str(root / v) if k == "base_dir" and isinstance(v, str) and not Path(v).is_absolute()
+                    else _absolute_base_dirs(v, root)) for k, v in config.items()}
+    if isinstance(config, list):
+        return [_absolute_base_dirs(v, root) for v in config]
+    return config
+
+
 @contextmanager
 def project_instance(paths: Paths, ephemeral: bool = False):
-    """The project's Dagster instance (or a temporary one), with cwd at the project root while in use."""
-    previous_cwd = Path.cwd()
-    previous_home = os.environ.get("DAGSTER_HOME")
-    os.chdir(paths.root)
-    try:
-        if ephemeral:
-            with dg.instance_for_test() as instance:
-                yield instance
-        else:
-            os.environ["DAGSTER_HOME"] = str(paths.dagster_home)
-            (paths.data / "dagster").mkdir(parents=True, exist_ok=True)
-            with dg.DagsterInstance.get() as instance:
-                yield instance
-    finally:
-        os.chdir(previous_cwd)
-        if previous_home is None:
-            os.environ.pop("DAGSTER_HOME", None)
-        else:
-            os.environ["DAGSTER_HOME"] = previous_home
+    """The project's Dagster instance (``dagster.yaml`` at the project root; storage under ``data/dagster``),
+    or a temporary one. Neither the working directory nor ``DAGSTER_HOME`` is touched: the config's
+    relative folders are resolved against the project root."""
+    if ephemeral:
+        with dg.instance_for_test() as instance:
+            yield instance
+        return
+    from dagster._core.instance.ref import InstanceRef
+
+    (paths.data / "dagster").mkdir(parents=True, exist_ok=True)
+    config_file = paths.dagster_home / "dagster.yaml"
+    config = yaml.safe_load(config_file.read_text()) if config_file.exists() else {}
+    overrides = _absolute_base_dirs(config or {}, paths.root)
+    ref = InstanceRef.from_dir(str(paths.data / "dagster"), config_dir=str(paths.dagster_home), overrides=overrides)
+    with dg.DagsterInstance.from_ref(ref) as instance:
+        yield instance
 
 
 @dataclass

@@ -21,3 +21,29 @@ def test_run_flags_become_the_evaluation_resources_config(monkeypatch):
     assert dict(os.environ) == before
     assert seen["config"] == {"resources": {"evaluation": {"config": {
         "responders": "oracle", "models": "m1,m2", "judge_model": "m1"}}}}
+
+
+def test_project_instance_touches_no_process_state(tmp_path, monkeypatch):
+    """The project's instance is opened without changing the working directory or DAGSTER_HOME: the
+    config's relative folders are resolved against the project root."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    from epic_levels_pipeline.orchestrate import project_instance
+    from epic_levels_pipeline.settings import Paths
+
+    root = tmp_path / "project"
+    (root / "data").mkdir(parents=True)
+    shutil.copy2(Path(__file__).resolve().parents[1] / "dagster.yaml", root / "dagster.yaml")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    with project_instance(Paths(root)) as instance:
+        instance.add_dynamic_partitions("clips", ["epic_sounds__P09_08__45-75"])
+        assert Path.cwd() == elsewhere and "DAGSTER_HOME" not in os.environ
+    assert (root / "data" / "dagster" / "storage").is_dir()
+    assert not (elsewhere / "data").exists()
+    with project_instance(Paths(root)) as again:  # the same instance, opened again
+        assert again.get_dynamic_partitions("clips") == ["epic_sounds__P09_08__45-75"]
