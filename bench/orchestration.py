@@ -54,6 +54,13 @@ CLEARED_ENV = ("EPIC_LEVELS_MODELS", "EPIC_LEVELS_JUDGE_MODEL", "EPIC_LEVELS_RES
                "GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_BASE_URL")
 
 
+def offline_process() -> None:
+    """This process runs offline and quietly: no model or key variables, no warnings."""
+    warnings.filterwarnings("ignore")
+    for name in CLEARED_ENV:
+        os.environ.pop(name, None)
+
+
 def temp_project(tmp: Path, limit: int | None) -> Paths:
     """A project root in ``tmp``: a copy of the bundled annotations and the manifest (first ``limit`` clips)."""
     shutil.copytree(REPO / "data" / "annotations", tmp / "data" / "annotations")
@@ -100,9 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (REPO / "data" / "clips.csv").exists() or not (REPO / "data" / "annotations").is_dir():
         print(f"skipped: bundled data not found under {REPO / 'data'}")
         return 0
-    warnings.filterwarnings("ignore")
-    for name in CLEARED_ENV:
-        os.environ.pop(name, None)
+    offline_process()
 
     with tempfile.TemporaryDirectory(prefix="bench-orchestration-") as tmp:
         paths = (staged_project(Path(tmp), Path(args.source), args.staged or None) if args.staged is not None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -82,13 +83,22 @@ def cmd_questions(args) -> int:
 def cmd_run(args) -> int:
     from .orchestrate import run_pipeline
 
-    import os
-
     paths = Paths.default()
-    # The flags reach the evaluation resource as run configuration (recorded with each run in the UI).
+    # The flags reach the evaluation resource as run configuration (recorded with each run in the UI), the judge
+    # included (default: $EPIC_LEVELS_JUDGE_MODEL, else the first model). Keys stay in the environment, never here.
     evaluation = {"responders": args.responders, "models": args.models}
-    if args.models and not os.environ.get("EPIC_LEVELS_JUDGE_MODEL"):
-        evaluation["judge_model"] = args.models.split(",")[0]
+    if args.endpoint:
+        evaluation["endpoint"] = args.endpoint
+    if args.judge:
+        evaluation["judge_model"] = args.judge
+    elif args.models and not os.environ.get("EPIC_LEVELS_JUDGE_MODEL"):
+        evaluation["judge_model"] = args.models.split(",")[0].strip()
+    if args.batch:
+        evaluation["batch"] = True
+    if args.media_resolution:
+        evaluation["media_resolution"] = args.media_resolution
+    if args.fps:
+        evaluation["fps"] = args.fps
     run_config = {"resources": {"evaluation": {"config": evaluation}}}
     report = run_pipeline(paths, clip_keys=args.clips or None, run_config=run_config)
     print(f"\n{len(report.clips)} clips, {report.runs} runs, {report.seconds:.1f} s; failed: {report.failed or 'none'}")
@@ -130,6 +140,40 @@ def _print_summary(paths: Paths) -> None:
         print(scores.to_string(index=False))
     except Exception:
         pass
+    try:
+        from .captions.track import main_table
+
+        captions = main_table(query(paths.warehouse, "SELECT * FROM caption_scores"))
+        print("\nCaption track (warehouse table `caption_scores`, greedy matching, both datasets; F1 per unit kind):")
+        print(captions.to_string(index=False))
+    except Exception:
+        pass
+
+
+def cmd_captions(args) -> int:
+    """The clip's reference structure beside one responder's caption, from the materialized tables."""
+    from .annotations.clips import Clip
+    from .captions.track import side_by_side
+    from .warehouse import TableStore, read_parquet
+
+    paths = Paths.default()
+    key = Clip.from_key(args.clip).key
+    store = TableStore(paths.assets)
+    files = {name: store.path(name, key) for name in ("caption_references", "caption_responses")}
+    missing = [name for name, path in files.items() if not path.exists()]
+    if missing:
+        print(f"error: {', '.join(missing)} not materialized for clip {key} (looked for "
+              f"{files[missing[0]]}); run `epic-levels run --clips {key}` first", file=sys.stderr)
+        return 1
+    references, responses = read_parquet([files["caption_references"]]), read_parquet([files["caption_responses"]])
+    try:
+        print(side_by_side(references, responses, key, args.responder, args.condition))
+    except KeyError as exc:
+        have = responses[["responder", "model", "condition"]].drop_duplicates()
+        options = ", ".join(sorted({f"{r.responder}/{r.condition}" for r in have.itertuples()}))
+        print(f"error: {exc.args[0]}; materialized: {options}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_report(args) -> int:
@@ -150,7 +194,14 @@ def cmd_estimate(args) -> int:
     from .estimate import main_estimate
 
     models = [m.strip() for m in args.models.split(",") if m.strip()]
-    return main_estimate(models, args.price or [])
+    return main_estimate(models, args.price or [], media_resolution=args.media_resolution, fps=args.fps)
+
+
+def _media_flags(p: argparse.ArgumentParser) -> None:
+    """``--media-resolution`` and ``--fps``: the same for the calls (``run``) and the estimate."""
+    p.add_argument("--media-resolution", choices=["low", "medium", "high"], default=None,
+                   help="video media resolution of model calls (default: the model's; low = 66 tokens a frame)")
+    p.add_argument("--fps", type=float, default=None, help="video frames sampled per second (default 1)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,7 +211,16 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("run", help="materialize the whole graph for the manifest's clips and print the main table")
     p.add_argument("--clips", nargs="*", help="clip keys (default: every clip in data/clips.csv)")
     p.add_argument("--responders", default="oracle,chance,presence,blind", help="offline responders to run")
-    p.add_argument("--models", default="", help="Gemini models to run (needs GEMINI_API_KEY)")
+    p.add_argument("--models", default="", help="comma-separated PROVIDER/MODEL names: gemini/…, openai/…, vllm/…, "
+                   "sglang/… (bare Gemini names still work, deprecated); keys from the environment")
+    p.add_argument("--endpoint", default="", help="base URL of the models' server, e.g. http://127.0.0.1:8000/v1 "
+                   "(default: the provider's *_BASE_URL variable, else its usual address)")
+    p.add_argument("--judge", default="", help="PROVIDER/MODEL that judges open replies the rules cannot decide "
+                   "(default: $EPIC_LEVELS_JUDGE_MODEL, else the first model)")
+    _media_flags(p)
+    p.add_argument("--batch", action="store_true",
+                   help="send the Gemini model calls as batch jobs (half price, answered within a day); "
+                        "a killed run resumes the same jobs")
     p.set_defaults(fn=cmd_run)
 
     p = sub.add_parser("validate", help="validate annotation files; prints FILE:ROW:COLUMN: message")
@@ -172,12 +232,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--format", choices=["yes_no", "multiple_choice", "statements", "open", "option_judgement", "open_with_reason"])
     p.set_defaults(fn=cmd_questions)
 
+    p = sub.add_parser("captions", help="print a clip's caption reference structure beside a responder's caption")
+    p.add_argument("--clip", required=True)
+    p.add_argument("--responder", default="oracle", help="offline caption responder or model provider (default oracle)")
+    p.add_argument("--condition", default="clip", choices=["clip", "silenced", "no_clip"])
+    p.set_defaults(fn=cmd_captions)
+
     p = sub.add_parser("report", help="write the report (Markdown and HTML with plots) under data/reports/")
     p.set_defaults(fn=cmd_report)
 
     p = sub.add_parser("estimate", help="print the calls, tokens and cost a run with models would spend, before spending them")
-    p.add_argument("--models", default="gemini-2.5-flash", help="comma-separated Gemini model names")
-    p.add_argument("--price", action="append", help="MODEL=IN,OUT dollars per 1M input/output tokens (repeatable)")
+    p.add_argument("--models", default="gemini/gemini-2.5-flash", help="comma-separated PROVIDER/MODEL names")
+    p.add_argument("--price", action="append", help="MODEL=IN,OUT[,AUDIO_IN] dollars per 1M input/output tokens "
+                   "(repeatable; overrides the documented prices assumed)")
+    _media_flags(p)
     p.set_defaults(fn=cmd_estimate)
 
     p = sub.add_parser("import-mcq", help="convert HD-EPIC's VQA benchmark files through the format steps")

@@ -1,13 +1,17 @@
 """The DuckDB warehouse: views over the per-clip Parquet files, tables for the scored results.
 
 Per-clip assets are stored as one Parquet file per partition (``data/assets/<table>/<clip>.parquet``,
-written atomically), so runs of different clips never contend for a database lock. The warehouse
-(``data/warehouse.duckdb``) exposes each of them as a view over the folder's glob, which DuckDB evaluates
-at query time: a newly materialized clip is visible without touching the database.
+written atomically), so runs of different clips never contend for a database lock, and runs on different
+machines only need a filesystem they all reach. The warehouse (``data/warehouse.duckdb``) exposes each
+table as a view over its file or its folder's glob, which DuckDB evaluates at query time: a newly
+materialized clip is visible without touching the database. One writer creates the views
+(``refresh_views``, called by the ``warehouse`` asset alone), so no two processes open the file for writing.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tempfile
 import time
@@ -48,6 +52,23 @@ class TableStore:
         """Every clip file of a per-clip table, sorted (none when it was never materialized)."""
         folder = self.folder(name)
         return sorted(folder.glob("*.parquet")) if folder.is_dir() else []
+
+    def tables(self) -> dict[str, Path]:
+        """Every stored table by name: an unpartitioned table's file, or a per-clip table's folder (with files).
+
+        This is how a table reaches the warehouse: anything written through this store is found here, and
+        the warehouse writer makes a view of it."""
+        found: dict[str, Path] = {}
+        if not self.root.is_dir():
+            return found
+        for entry in sorted(self.root.iterdir()):
+            if entry.name.startswith("."):
+                continue
+            if entry.is_file() and entry.suffix == ".parquet":
+                found[entry.stem] = entry
+            elif entry.is_dir() and any(entry.glob("*.parquet")):
+                found[entry.name] = entry
+        return found
 
     def retire(self, name: str, partition: str) -> Path | None:
         """Move one clip's file aside into ``<name>/retired/`` (kept for audit); its new path, or None."""
@@ -98,19 +119,46 @@ def connect(path: Path, read_only: bool = False, attempts: int = 50) -> duckdb.D
 _ENSURED: set[tuple[str, str, str]] = set()
 
 
+def _view_sql(name: str, target: Path) -> str:
+    """``CREATE OR REPLACE VIEW`` over a table's Parquet file, or every file of a per-clip table's folder."""
+    target = target.resolve()
+    glob = str(target / "*.parquet" if target.is_dir() else target).replace("'", "''")
+    return f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet('{glob}', union_by_name = true)"
+
+
 def ensure_view(warehouse: Path, name: str, target: Path) -> None:
     """``CREATE OR REPLACE VIEW name`` over a table's Parquet file, or every file of a partitioned table's folder.
 
     A view over a folder's glob sees new files without being recreated, so each view is (re)created once per
     process and warehouse file (the write lock is not taken again for every clip)."""
-    target = target.resolve()
-    glob = str(target / "*.parquet" if target.is_dir() else target).replace("'", "''")
-    key = (str(warehouse.resolve()), name, glob)
+    sql = _view_sql(name, target)
+    key = (str(warehouse.resolve()), name, sql)
     if key in _ENSURED and warehouse.exists():
         return
     with connect(warehouse) as con:
-        con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet('{glob}', union_by_name = true)")
+        con.execute(sql)
     _ENSURED.add(key)
+
+
+def refresh_views(warehouse: Path, store: TableStore) -> dict[str, Path]:
+    """(Re)create one view per stored table (``TableStore.tables``); the views made, by name.
+
+    The warehouse's only writer calls this: per-clip runs write Parquet files and never open the DuckDB
+    file, so runs on any number of processes or machines never contend for its write lock."""
+    tables = store.tables()
+    with connect(warehouse) as con:
+        for name, target in tables.items():
+            con.execute(_view_sql(name, target))
+    return tables
+
+
+def table_digest(warehouse: Path, name: str, columns: list[str] | None = None) -> tuple[int, str]:
+    """(rows, sha256) of a warehouse table's rows in a canonical order: equal for equal contents, whatever
+    order the clips were written in or which process wrote them."""
+    frame = query(warehouse, f'SELECT {", ".join(columns) if columns else "*"} FROM "{name}"')
+    rows = sorted(json.dumps(r, default=str, sort_keys=True)
+                  for r in frame.astype(object).where(frame.notna(), None).to_dict("records"))
+    return len(rows), hashlib.sha256("\n".join(rows).encode()).hexdigest()
 
 
 def write_table(warehouse: Path, name: str, frame: pd.DataFrame) -> None:

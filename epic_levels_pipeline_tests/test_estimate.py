@@ -43,7 +43,7 @@ def test_media_tokens_only_with_media(frame):
 
 
 def test_unknown_model_has_tokens_but_no_cost():
-    f = estimate(Paths(ROOT), ["no-such-model"], clips=CLIPS[:1])
+    f = estimate(Paths(ROOT), ["gemini/no-such-model"], clips=CLIPS[:1])
     assert f["cost_usd"].isna().all()
     assert (f["input_tokens"] > 0).all()
     assert "unknown" in render_estimate(f)
@@ -55,7 +55,7 @@ def test_price_overrides():
     for bad in ("my-model", "m=1", "m=a,b", "m=-1,2"):
         with pytest.raises(ValueError):
             parse_price(bad)
-    f = estimate(Paths(ROOT), ["my-model"], clips=CLIPS[:1], price_table=["my-model=1,0"])
+    f = estimate(Paths(ROOT), ["gemini/my-model"], clips=CLIPS[:1], price_table=["my-model=1,0"])
     assert f["cost_usd"].sum() == pytest.approx(f["input_tokens"].sum() / 1e6)
 
 
@@ -66,3 +66,23 @@ def test_main_estimate_prints_a_table():
     assert "gemini-2.5-flash" in text and "total" in text and "$" in text
     assert main_estimate([], None) == 2
     assert main_estimate(["m"], ["broken"]) == 2
+
+
+def test_media_tokens_follow_each_providers_route():
+    f = estimate(Paths(ROOT), ["gemini/gemini-2.5-flash", "openai/gpt-4o-mini-audio-preview", "vllm/Qwen/Qwen2.5-Omni-7B",
+                               "sglang/Qwen/Qwen2.5-VL-7B-Instruct"], clips=CLIPS[:1])
+    clip = f[(f["condition"] == "clip")].groupby("model")[["video_tokens", "audio_tokens", "calls"]].sum()
+    per_call = clip.div(clip["calls"], axis=0)
+    assert per_call.loc["gemini/gemini-2.5-flash", "video_tokens"] == 30 * 258
+    assert per_call.loc["openai/gpt-4o-mini-audio-preview", "video_tokens"] == 30 * 255  # 30 frames at 1 fps
+    assert per_call.loc["openai/gpt-4o-mini-audio-preview", "audio_tokens"] == 30 * 10
+    assert per_call.loc["vllm/Qwen/Qwen2.5-Omni-7B", "audio_tokens"] == 30 * 25
+    routes = f.drop_duplicates("model").set_index("model")["route"].to_dict()
+    assert routes["openai/gpt-4o-mini-audio-preview"] == "frames(1 fps)+input_audio"
+    assert routes["vllm/Qwen/Qwen2.5-Omni-7B"] == "video_url+use_audio_in_video"
+    costs = f.groupby("model")["cost_usd"].sum(min_count=1)
+    assert costs["openai/gpt-4o-mini-audio-preview"] > 0 and math.isnan(f.loc[f["provider"] == "vllm", "cost_usd"].iloc[0])
+    priced = estimate(Paths(ROOT), ["vllm/Qwen/Qwen2.5-Omni-7B"], clips=CLIPS[:1],
+                      price_table=["vllm/Qwen/Qwen2.5-Omni-7B=0.1,0.2"])
+    assert (priced["cost_usd"] > 0).all()
+    assert main_estimate(["Qwen/Qwen2.5-Omni-7B"], None, paths=Paths(ROOT), clips=CLIPS[:1]) == 2

@@ -78,9 +78,13 @@ def warehouse_surface() -> dict[str, list[str]]:
     from epic_levels_pipeline.bank.build import POOL_COLUMNS, QUESTION_COLUMNS
     from epic_levels_pipeline.responses.runner import RESPONSE_COLUMNS
     from epic_levels_pipeline.scoring.verdicts import VERDICT_COLUMNS
+    from epic_levels_pipeline.captions import track
 
     return {"questions": QUESTION_COLUMNS, "distractor_pools": POOL_COLUMNS, "items": ITEM_COLUMNS,
-            "responses": RESPONSE_COLUMNS, "verdicts": VERDICT_COLUMNS}
+            "responses": RESPONSE_COLUMNS, "verdicts": VERDICT_COLUMNS,
+            "caption_references": track.REFERENCE_COLUMNS, "caption_responses": track.RESPONSE_COLUMNS,
+            "caption_alignments": track.ALIGNMENT_COLUMNS, "caption_response_scores": track.RESPONSE_SCORE_COLUMNS,
+            "caption_scores": track.SCORE_COLUMNS, "caption_threshold_sensitivity": track.SWEEP_COLUMNS}
 
 
 def compute() -> dict:

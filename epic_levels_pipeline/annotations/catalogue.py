@@ -12,12 +12,12 @@ from, or counted in, a window that holds one.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import pandas as pd
 
 from .readers import Annotations
+from .validation import is_placeholder_name
 from .language import SOUND_CUES, action_phrase, capitalise, cue_phrase, noun_display
 
 COMPATIBLE_SHARE = 0.02
@@ -142,14 +142,6 @@ def _priors(cat: Catalogue, ann: Annotations) -> None:
         else:
             cat.most_common[kind] = rest
     cat.most_common["count"] = "2"
-
-
-_PLACEHOLDER = re.compile(r"^(new )?track \d+\b|^object \d+\b|^unknown\b|\(skipped\)")
-
-
-def is_placeholder_name(name: str) -> bool:
-    """HD-EPIC tracks named ``track 87``, ``new track 2``, ``track 298 (skipped)`` have no object name: never an option."""
-    return bool(_PLACEHOLDER.match(str(name)))
 
 
 def object_class(cat: Catalogue, name: str) -> str:

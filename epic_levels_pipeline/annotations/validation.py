@@ -9,9 +9,11 @@ rows that stay. :mod:`.readers` composes them per file kind.
 from __future__ import annotations
 
 import ast
+import csv
 import io
 import re
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Callable
 
@@ -70,12 +72,40 @@ def parse_list_literal(text: str) -> list | None:
 _INSTANCE_SUFFIX = re.compile(r"(?<=[a-z])\d+$")
 
 
+_PLACEHOLDER = re.compile(r"^(new )?track \d+\b|^object \d+\b|^unknown\b|\(skipped\)")
+
+
+def is_placeholder_name(name: str) -> bool:
+    """HD-EPIC tracks named ``track 87``, ``new track 2``, ``track 298 (skipped)`` have no object name: never an option."""
+    return bool(_PLACEHOLDER.match(str(name)))
+
+
+_INSTANCE_WORD = re.compile(r"\s+(\d+|first|second|third)$")
+
+
+@lru_cache(maxsize=1)
+def object_name_fixes() -> dict[str, str]:
+    """The one table of obvious upstream misspellings of HD-EPIC object names (``object_name_fixes.csv``):
+    normalised name → the name shown."""
+    text = resources.files("epic_levels_pipeline.annotations").joinpath("object_name_fixes.csv").read_text("utf-8")
+    return {r["name"]: r["display"] for r in csv.DictReader(io.StringIO(text))}
+
+
 def normalise_object_name(raw: str) -> str:
     """HD-EPIC object names carry instance suffixes: ``knife2`` → ``knife``, ``baking tray2`` → ``baking
-    tray``, ``muffin tray1`` → ``muffin tray``. Text with inner digits (``1 tablespoon``) is untouched;
-    case and spaces are normalised. The raw name is kept beside it for provenance."""
+    tray``, ``muffin tray1`` → ``muffin tray``, ``recipe kit 2`` → ``recipe kit``, ``fork first`` → ``fork``.
+    Text with inner digits (``1 tablespoon``) is untouched; case and spaces are normalised; obvious upstream
+    misspellings are corrected from one table (:func:`object_name_fixes`). The raw name is kept beside it
+    for provenance."""
     name = " ".join(str(raw).strip().lower().split())
-    return _INSTANCE_SUFFIX.sub("", name).strip()
+    name = _INSTANCE_SUFFIX.sub("", name).strip()
+    fixes = object_name_fixes()
+    name = fixes.get(name, name)
+    if is_placeholder_name(name):
+        return name
+    stripped = _INSTANCE_WORD.sub("", name).strip()
+    name = stripped if stripped else name
+    return fixes.get(name, name)
 
 
 # ----------------------------------------------------------------------------------------------------

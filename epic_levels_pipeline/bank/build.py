@@ -4,9 +4,15 @@ For every registered subtype of the clip's dataset and every configured distract
 
 1. the subtype's generator makes drafts (or says why it cannot: counted as a drop reason);
 2. the strategy offers a pool of wrong candidates, each with the rows that justify it;
-3. three are drawn (seeded by the question id) and shuffled with the intended answer;
+3. three are drawn (seeded by the question id) under the configured rule — by default stratified by
+   corpus frequency so that the key's frequency rank among the options is uniform, none clashing with
+   another option (:func:`distractors.pool`) — and shuffled with the intended answer;
 4. the subtype's solver decides which of the four are true. The question is kept only if exactly one
    is, and it is the intended answer; otherwise it is dropped and the reason counted.
+
+Before drawing, a draft whose context or answer rows lie mostly outside the window is dropped
+(:func:`levels.outside_window`), and every row is read at an instant inside it. Each question records its options' corpus frequencies
+(``option_frequency``: what a text-only prior sees; :mod:`.options`).
 
 The presence oracle (knows which entities occur anywhere in the clip, not when) is applied to every kept
 question: ``presence_pick`` is the option it singles out (the only present one, else the only absent
@@ -26,7 +32,7 @@ import pandas as pd
 from ..annotations.catalogue import Catalogue
 from .clip_view import ClipView
 from ..annotations.clips import Clip
-from .levels import derive_scope
+from .levels import derive_scope, outside_window
 from .solvers import solve
 from .subtypes import SUBTYPES, BankConfig, Draft
 from ..annotations.language import LETTERS
@@ -37,6 +43,7 @@ QUESTION_COLUMNS = [
     "options", "option_values", "answer", "answer_value", "answer_index", "distractor_strategy", "provenance",
     "can_stand_alone", "stand_alone_reason", "open_question", "statement", "answer_type", "params",
     "option_present", "presence_pick", "presence_rule", "presence_correct", "caveats",
+    "option_frequency",
 ]
 POOL_COLUMNS = ["clip_key", "question_id", "subtype", "distractor_strategy", "value", "text", "role", "present",
                 "rows", "note", "chosen", "offered"]
@@ -91,6 +98,10 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 if kept >= config.max_per_subtype:
                     drops[f"{name}: over the per-clip cap of {config.max_per_subtype}"] += 1
                     continue
+                reason = outside_window(draft.provenance, clip) or _read_inside(draft, subtype)
+                if reason:
+                    drops[f"{name} [{strategy}]: {reason}"] += 1
+                    continue
                 q, pool, reason = _finish(view, subtype, draft, strategy, config)
                 pool_rows += pool
                 if reason:
@@ -103,13 +114,27 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
     return Bank(qframe, pframe, drops)
 
 
+def _read_inside(draft: Draft, subtype) -> str:
+    """Every row is read at an instant inside it (``at_s`` moved into the row). When that moves the
+    instants off the moments the subtype asks about (a cue and a narration that overlap only at an edge),
+    the draft is not asked. A subtype whose evidence does not match its scope anyway is left to the
+    blocking ``level_matches_provenance`` check."""
+    inside = [e.read_inside() for e in draft.provenance]
+    derived = derive_scope(inside)
+    if derive_scope(draft.provenance) == subtype.scope != derived:
+        return f"its rows, read inside their spans, give {derived} evidence, not {subtype.scope}"
+    draft.provenance = inside
+    return ""
+
+
 def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig):
     from .distractors import pool as make_pool
 
     clip = view.clip
     qid = question_id(clip, draft, strategy)
     rng = random.Random(stable_seed(config.seed, qid))
-    candidates, offered = make_pool(strategy, view, draft, rng)
+    drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule)
+    candidates, offered = drawn.candidates, drawn.offered
     chosen = candidates[: N_OPTIONS - 1] if len(candidates) >= N_OPTIONS - 1 else []
     chosen_values = {c.value for c in chosen}
     pool_rows = [
@@ -122,6 +147,8 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
                       "value": draft.answer.value, "text": draft.answer.text, "role": "answer",
                       "present": draft.answer.present, "rows": list(draft.answer.rows), "note": draft.answer.note, "chosen": True,
                       "offered": offered})
+    if drawn.shortfall:
+        return None, pool_rows, drawn.shortfall
     if not chosen:
         return None, pool_rows, f"too few distractors ({len(candidates)} < {N_OPTIONS - 1})"
     options = [draft.answer] + chosen
@@ -147,6 +174,7 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
         "params": json.dumps(draft.params, sort_keys=True), "option_present": [None if p is None else bool(p) for p in present],
         "presence_pick": -1 if pick is None else pick, "presence_rule": rule,
         "presence_correct": pick == key_index, "caveats": list(draft.caveats),
+        "option_frequency": [int(view.catalogue.frequency.get(o.value, 0)) for o in options],
     }
     return q, pool_rows, ""
 

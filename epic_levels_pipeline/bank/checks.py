@@ -13,6 +13,8 @@ from .clip_view import ClipView, records
 from .levels import derive_scope
 from .solvers import solve
 from .build import N_OPTIONS
+from .options import ENTITY_KINDS, option_clashes
+from ..annotations.values import CandidateValue
 from .subtypes import SUBTYPES
 
 
@@ -27,6 +29,17 @@ def key_problems(questions: pd.DataFrame, view: ClipView) -> list[str]:
         truth = solve(q.subtype, view, json.loads(q.params), values)
         if sum(truth) != 1 or truth.index(True) != q.answer_index:
             problems.append(f"{q.question_id}: solver finds {sum(truth)} true options {truth}, key index {q.answer_index}")
+    return problems
+
+
+def option_problems(questions: pd.DataFrame) -> list[str]:
+    """No two options of a question are the same entity after normalisation or nested in one another
+    (and, for entities, none shares another's head noun): :func:`.options.option_clashes`."""
+    problems = []
+    for q in records(questions):
+        entity = CandidateValue.parse(q.answer_value).kind in ENTITY_KINDS
+        for clash in option_clashes(list(q.options), entity):
+            problems.append(f"{q.question_id}: options {clash}")
     return problems
 
 

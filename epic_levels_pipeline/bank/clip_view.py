@@ -181,15 +181,25 @@ class ClipView:
         return Evidence("narration", row.row_id, float(row.start_s), float(row.stop_s), role,
                         at_s=None if at_s is None else round(float(at_s), 3), label=str(row.narration))
 
-    def next_narration(self, anchor) -> tuple[object | None, str]:
-        """The first labelled narration starting after ``anchor`` starts with a different (verb, noun).
+    @staticmethod
+    def objects_of(row) -> set[int]:
+        """The noun classes a narration involves (its main noun and every other one)."""
+        return {int(c) for c in row.all_noun_classes} | {int(row.noun_class)}
+
+    def next_narration(self, anchor, shares_object: bool = False) -> tuple[object | None, str]:
+        """The first labelled narration starting after ``anchor`` starts with a different (verb, noun) —
+        with ``shares_object``, the first that also involves an object of the anchor's.
 
         Returns (row, "") or (None, reason). Unverifiable when an unlabelled narration starts in between.
         """
         later = self.narrations[self.narrations["start_s"] > anchor.start_s]
-        later = later[[self.pair(r) != self.pair(anchor) for r in records(later)]] if len(later) else later
+        objects = self.objects_of(anchor)
+        keep = [self.pair(r) != self.pair(anchor) and (not shares_object or bool(self.objects_of(r) & objects))
+                for r in records(later)]
+        later = later[keep] if len(later) else later
         if not len(later):
-            return None, "no later action in the window"
+            return None, ("no later action in the window involves an object of the cued action" if shares_object
+                          else "no later action in the window")
         nxt = later.iloc[0]
         if len(later) > 1 and later.iloc[1]["start_s"] - nxt["start_s"] < 0.5:
             return None, "two actions start within 0.5 s: 'next' is ambiguous"

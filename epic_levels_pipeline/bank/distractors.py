@@ -21,6 +21,7 @@ from ..annotations.catalogue import is_placeholder_name, object_class
 from ..annotations.values import CandidateValue
 from .clip_view import ClipView
 from .kinds import render, rows_where  # noqa: F401  (render: option text, used by subtypes and responders)
+from .options import ENTITY_KINDS, clash
 
 STRATEGIES = ("absent_from_clip", "same_clip_other_moments", "shares_objects", "same_recipe_other_steps", "other_counts")
 
@@ -144,26 +145,104 @@ POOLS: dict[str, Callable] = {
 }
 
 
-def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12) -> tuple[list[Candidate], int]:
-    """Up to ``limit`` wrong-option candidates the strategy offers for a draft (answer excluded), in a
-    seeded random order, rendered; and how many the strategy offered in all. Only the candidates kept
-    are rendered: absent-from-clip pools hold thousands of entities."""
+RULES = ("uniform_rank", "uniform")
+N_DISTRACTORS = 3
+
+
+@dataclass
+class Drawn:
+    """A strategy's draw for one draft: candidates (the chosen ones first), how many the strategy offered,
+    and why no option set could be drawn ("" when one was)."""
+
+    candidates: list[Candidate]
+    offered: int
+    shortfall: str = ""
+
+
+def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: str = "uniform_rank") -> Drawn:
+    """Wrong-option candidates the strategy offers for a draft (answer excluded), rendered, the
+    :data:`N_DISTRACTORS` chosen ones first, up to ``limit`` in all; and how many the strategy offered.
+
+    A candidate whose text clashes with the key's or with a candidate already taken (the same entity, or
+    nested: :func:`.options.clash`) is skipped. With ``rule="uniform_rank"`` (the default) the chosen
+    distractors are matched to the key's corpus frequency: three exactly as frequent as the key when the
+    pool has them (a frequency prior then has nothing to go on), else stratified around it — a seeded
+    draw says how many of the three are more frequent than the key (0–3, uniformly) and the rest are less
+    frequent, so the key's frequency rank among the options is uniform and a prior that picks the most or
+    the least frequent option is at chance. When the drawn rank cannot be filled from the strategy's own
+    pool, another rank is tried in a seeded order; when none can, or (``absent_from_clip``, whose pool is
+    the whole catalogue) when not every rank could be filled — the key is among the three most or least
+    frequent of its kind, and keeping only its lucky draws would favour the prior — no option set is drawn (``shortfall``
+    says why; the question is dropped with that reason).
+    Kinds without a corpus frequency (counts, recipe steps) and ``rule="uniform"`` draw uniformly.
+    Only the candidates kept are rendered: absent-from-clip pools hold thousands of entities."""
     if strategy not in POOLS:
         raise ValueError(f"unknown distractor strategy {strategy!r} (known: {', '.join(POOLS)})")
+    if rule not in RULES:
+        raise ValueError(f"unknown distractor rule {rule!r} (known: {', '.join(RULES)})")
     raw = [c for c in POOLS[strategy](view, draft) if c.value != draft.answer.value and c.value not in draft.exclude]
     if rng is not None:
         rng.shuffle(raw)
-    out: list[Candidate] = []
-    seen = {draft.answer.text.strip().lower()}  # two options must not read alike
-    for cand in raw:
+    entity = CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS
+    taken: list[Candidate] = []
+
+    def admit(cand: Candidate) -> bool:
         cand.text = cand.text or render(view, cand.value)
-        key = cand.text.strip().lower()
-        if key in seen:
-            continue
-        seen.add(key)
+        if any(clash(cand.text, t, entity) for t in [draft.answer.text] + [c.text for c in taken]):
+            return False
         if cand.present is None:
             cand.present = view.present(cand.value)
-        out.append(cand)
-        if len(out) >= limit:
+        taken.append(cand)
+        return True
+
+    freq = view.catalogue.frequency
+    if rule == "uniform_rank" and has_prior(draft.answer.value):
+        key_f = freq.get(draft.answer.value, 0)
+        sides = {
+            "higher": [c for c in raw if freq.get(c.value, 0) > key_f],
+            "equal": [c for c in raw if freq.get(c.value, 0) == key_f],
+            "lower": [c for c in raw if freq.get(c.value, 0) < key_f],
+        }
+        drawn = int(rng.randrange(N_DISTRACTORS + 1)) if rng is not None else 0
+        # Designs, best first: all three as frequent as the key (both priors exactly at chance), then the
+        # drawn rank (``drawn`` distractors more frequent, the rest less), then the other ranks in a seeded order.
+        # Absent-from-clip pools hold the whole catalogue: a rank they cannot fill means the key is at the
+        # corpus's extreme, and another rank would hand the prior the key. Only the clip's own pools retry.
+        others = [k for k in range(N_DISTRACTORS + 1) if k != drawn]
+        if strategy == "absent_from_clip" and len(sides["equal"]) < N_DISTRACTORS and (
+                len(sides["higher"]) < N_DISTRACTORS or len(sides["lower"]) < N_DISTRACTORS):
+            # Kept only if every rank could be drawn: dropping just the unlucky draws would keep the
+            # corpus's most frequent keys exactly when they come out on top.
+            return Drawn([], len(raw), "the key is among the three most or least frequent of its kind: "
+                                       "no frequency-matched options")
+        if rng is not None:
+            rng.shuffle(others)
+        designs = [{"equal": N_DISTRACTORS}] + [{"higher": k, "lower": N_DISTRACTORS - k} for k in [drawn] + others]
+        for design in designs:
+            taken.clear()
+            if all(_take(sides[side], want, taken, admit) for side, want in design.items()):
+                break
+        else:
+            taken.clear()
+            return Drawn([], len(raw), "no distractors to place the key at a frequency rank (pool too small)")
+    for cand in raw:
+        if len(taken) >= limit:
             break
-    return out, len(raw)
+        if cand not in taken:
+            admit(cand)
+    return Drawn(taken, len(raw))
+
+
+def _take(side: list[Candidate], want: int, taken: list[Candidate], admit) -> bool:
+    got = 0
+    for cand in side:
+        if got == want:
+            break
+        if cand not in taken and admit(cand):
+            got += 1
+    return got == want
+
+
+def has_prior(value: str) -> bool:
+    """Does the corpus give this kind of value a frequency (a text-only prior)? Not counts or steps."""
+    return CandidateValue.parse(value).kind not in ("count", "step")

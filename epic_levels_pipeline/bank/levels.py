@@ -16,7 +16,7 @@ the ``level matches provenance`` check compares the two for every generated ques
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 SCOPES = ("presence", "moment", "sequence", "beyond")
 LEVEL_OF_SCOPE = {"presence": "L1", "moment": "L2", "sequence": "L3", "beyond": "L4"}
@@ -35,8 +35,36 @@ class Evidence:
     in_window: bool = True
     label: str = ""
 
+    def read_inside(self) -> "Evidence":
+        """The same row read at an instant inside it (``at_s`` moved to the nearest end of the row)."""
+        if self.at_s is None or self.start_s <= self.at_s <= self.stop_s:
+            return self
+        return replace(self, at_s=min(max(float(self.at_s), self.start_s), self.stop_s))
+
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+MIN_INSIDE_S = 1.0
+TASK_STREAMS = ("activity", "recipe_step")  # tasks span longer than any window: exempt from the rule below
+
+
+def outside_window(evidence: list[Evidence], clip) -> str:
+    """Why a draft's context or answer rows are not fair to ask about in this window ("" when they are).
+
+    Each context and answer row read at a moment (sounds, narrations, object tracks) must lie inside the
+    window for at least half its length (a row longer than the window: for at least half the window), and
+    for at least :data:`MIN_INSIDE_S` (a row shorter than that: all of it). Activities and recipe steps
+    describe tasks that outlast any window and are exempt."""
+    for e in evidence:
+        if e.role not in ("context", "answer") or e.stream in TASK_STREAMS or not e.in_window:
+            continue
+        length = max(e.stop_s - e.start_s, 0.0)
+        inside = min(e.stop_s, clip.end_s) - max(e.start_s, clip.start_s)
+        half = min(length, clip.end_s - clip.start_s) / 2
+        if inside < min(MIN_INSIDE_S, length) - 1e-9 or inside < half - 1e-9:
+            return f"the {e.role} row {e.stream}:{e.row_id} lies mostly outside the window ({max(inside, 0):.2f} of {length:.2f} s inside)"
+    return ""
 
 
 def level_of(scope: str) -> str:

@@ -89,11 +89,13 @@ def _movement_at_cue(view: ClipView, params: dict, candidates: list[str]) -> lis
 
 
 def next_after_cue(view: ClipView, params: dict):
+    """(the cued action, what it leads to): the next different action that involves an object of the
+    cued action ("take glass" → "pour water into glass"); None for the second when there is none."""
     at = _at_cue(view, params)
     if at is None or not len(at):
         return None
     anchor = records(at.head(1))[0]
-    nxt, _ = view.next_narration(anchor)
+    nxt, _ = view.next_narration(anchor, shares_object=True)
     return anchor, nxt
 
 
@@ -165,10 +167,14 @@ def _object_presence(view: ClipView, params: dict, candidates: list[str]) -> lis
     return [_kind(c)[0] == "object" and _kind(c)[1] in view.present_objects for c in candidates]
 
 
-def objects_at(view: ClipView, instant: float) -> set[str]:
+def objects_near(view: ClipView, instant: float, width: float) -> set[str]:
+    """Objects whose movement comes within ``width`` seconds of ``instant``."""
     t = view.tracks
-    w = OBJECT_MOMENT_HALF_WIDTH_S
-    return set(t.loc[(t["start_s"] < instant + w) & (t["stop_s"] > instant - w), "object_name"])
+    return set(t.loc[(t["start_s"] < instant + width) & (t["stop_s"] > instant - width), "object_name"])
+
+
+def objects_at(view: ClipView, instant: float) -> set[str]:
+    return objects_near(view, instant, OBJECT_MOMENT_HALF_WIDTH_S)
 
 
 @solver("low_object_moment")

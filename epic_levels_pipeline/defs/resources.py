@@ -10,8 +10,8 @@ from pydantic import PrivateAttr
 
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
+from ..warehouse import TableStore, read_parquet, write_parquet
 from .partitions import BY_CLIP
-from ..warehouse import TableStore, ensure_view, read_parquet, write_parquet
 
 
 def _paths(root: str) -> Paths:
@@ -41,7 +41,7 @@ class ProjectResource(dg.ConfigurableResource):
 
 
 class TableIOManager(dg.ConfigurableIOManager):
-    """DataFrames to ``data/assets/<asset>[/<clip>].parquet`` (atomic), exposed as warehouse views.
+    """DataFrames to ``data/assets/<asset>[/<clip>].parquet`` (atomic); the ``warehouse`` asset makes their views.
 
     Outputs are written atomically and only when the step yields them (blocking checks run before), so a
     failed run leaves the last good materialization in place. A per-clip output is a ``{clip_key: frame}``
@@ -78,13 +78,11 @@ class TableIOManager(dg.ConfigurableIOManager):
                 if missing or not isinstance(obj, dict):
                     raise dg.Failure(f"{name}: the step returned no value for clips {missing or keys}")
             for key in keys:
-                write_parquet(frames[key], self._path(name, key))
-            ensure_view(self.paths.warehouse, name, self._path(name, keys[0]).parent)
+                write_parquet(frames[key], self._path(name, key))  # views: the `warehouse` asset's
             return
         path = self._path(name, None)
         if isinstance(obj, pd.DataFrame):
-            write_parquet(obj, path)
-            ensure_view(self.paths.warehouse, name, path)
+            write_parquet(obj, path)  # the warehouse view is the `warehouse` asset's (the one writer)
         else:
             path = self.store.object_path(name)
             path.parent.mkdir(parents=True, exist_ok=True)

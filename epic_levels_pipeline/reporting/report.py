@@ -5,12 +5,15 @@
 ``report_figures/`` (for the Markdown; the HTML embeds the same PNGs as base64 ``data:`` URIs and needs no
 other file, script or network); ``report_from_warehouse`` does both for a project's data folder.
 
-Contents, in order: how to read the tables; the main table (chance-corrected accuracy by level × format, one
+Contents, in order: the leaderboard (every model and offline reference × level, all formats pooled,
+chance-corrected with its clip-clustered interval, under ``clip``, ``no_clip`` and ``silenced``: one table and
+one figure); how to read the tables; the main table (chance-corrected accuracy by level × format, one
 table per responder/model, rows condition × level, each cell ``value [95 % interval] n=…``); plots (a)
 chance-corrected accuracy by level and format under ``clip`` and (b) clip vs no_clip vs silenced per format;
 paired comparisons (conditions, then format pairs); the shortcut audit (presence oracle vs chance, blind and
 silenced gaps); 4b over-marking next to Liu et al. 2025's 63–86 %; how verdicts were decided (rule, judge,
-unparsed, undecided, skipped, error); the judge audit.
+unparsed, undecided, skipped, error); the judge audit; the caption track (``caption_scores`` main metrics per
+responder × condition, and a timeline figure per sample clip, one per dataset).
 
 Decisions and edge cases:
 
@@ -47,6 +50,7 @@ import pandas as pd
 
 from ..settings import Paths
 
+SECTION_LEADERBOARD = "Leaderboard: models and offline references × level"
 SECTION_HOW_TO_READ = "How to read this report"
 SECTION_MAIN = "Main table: chance-corrected accuracy by level × format"
 SECTION_PLOTS = "Plots"
@@ -55,8 +59,9 @@ SECTION_SHORTCUT = "Shortcut audit"
 SECTION_OVER_MARKING = "4b over-marking"
 SECTION_COUNTS = "Verdicts: rule, judge, unparsed, undecided"
 SECTION_JUDGE_AUDIT = "Judge audit"
-SECTIONS = (SECTION_HOW_TO_READ, SECTION_MAIN, SECTION_PLOTS, SECTION_PAIRED, SECTION_SHORTCUT,
-            SECTION_OVER_MARKING, SECTION_COUNTS, SECTION_JUDGE_AUDIT)
+SECTION_CAPTIONS = "Caption track"
+SECTIONS = (SECTION_LEADERBOARD, SECTION_HOW_TO_READ, SECTION_MAIN, SECTION_PLOTS, SECTION_PAIRED, SECTION_SHORTCUT,
+            SECTION_OVER_MARKING, SECTION_COUNTS, SECTION_JUDGE_AUDIT, SECTION_CAPTIONS)
 
 FORMAT_ORDER = ("yes_no", "multiple_choice", "statements", "option_judgement", "open", "open_with_reason")
 CONDITION_ORDER = ("clip", "no_clip", "silenced")
@@ -327,10 +332,8 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def grouped_bars(groups: list[str], series: list[str], values: dict, title: str, ylabel: str) -> bytes:
-    """PNG of grouped bars: ``values[(group, series)] = (value, low, high)``; missing values are not drawn."""
-    fig = _figure(max(6.0, 1.1 * len(groups) * max(1, len(series)) * 0.45 + 2), 4.2)
-    ax = fig.add_subplot(1, 1, 1)
+def _bars(ax, groups: list[str], series: list[str], values: dict, title: str, ylabel: str, legend: bool = True) -> None:
+    """Grouped bars on ``ax``: ``values[(group, series)] = (value, low, high)``; missing values are not drawn."""
     width = 0.8 / max(1, len(series))
     colors = [f"C{i % 10}" for i in range(len(series))]
     x = np.arange(len(groups))
@@ -357,9 +360,72 @@ def grouped_bars(groups: list[str], series: list[str], values: dict, title: str,
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
-    if series:
+    if series and legend:
         ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+
+
+def grouped_bars(groups: list[str], series: list[str], values: dict, title: str, ylabel: str) -> bytes:
+    """PNG of grouped bars: ``values[(group, series)] = (value, low, high)``; missing values are not drawn."""
+    fig = _figure(max(6.0, 1.1 * len(groups) * max(1, len(series)) * 0.45 + 2), 4.2)
+    _bars(fig.add_subplot(1, 1, 1), groups, series, values, title, ylabel)
     return _png(fig)
+
+
+def bar_panels(panels: list[tuple[str, dict]], groups: list[str], series: list[str], ylabel: str) -> bytes:
+    """PNG of one grouped-bar panel per ``(title, values)`` side by side, sharing groups, series and a legend."""
+    width = max(4.0, 0.35 * len(groups) * max(1, len(series)) + 1.5)
+    fig = _figure(width * len(panels) + 2, 4.2)
+    for i, (title, values) in enumerate(panels, 1):
+        _bars(fig.add_subplot(1, len(panels), i), groups, series, values, title, ylabel if i == 1 else "",
+              legend=i == len(panels))
+    return _png(fig)
+
+
+# -- leaderboard ----------------------------------------------------------------------------------------
+
+def leaderboard_table(table: pd.DataFrame) -> pd.DataFrame:
+    """From the main table's long form: all formats pooled (``format == '*'``), one row per responder/model ×
+    condition × level."""
+    if not len(table) or not (table["format"] == "*").any():
+        return table.iloc[0:0]
+    return table[table["format"] == "*"].reset_index(drop=True)
+
+
+def _leaderboard_section(doc: _Doc, table: pd.DataFrame) -> None:
+    doc.heading(2, SECTION_LEADERBOARD)
+    doc.notes(["Chance-corrected accuracy over all formats [95 % bootstrap interval, resampled by clip] per "
+               "responder/model (models as `provider / model`, and the offline references `oracle`, `chance`, "
+               "`presence`, `blind`) × level, under each condition; n = decided verdicts.",
+               "The figure shows the same values, one panel per condition; whiskers are the intervals. Per-format "
+               "detail follows in the main table."])
+    board = leaderboard_table(table)
+    if not len(board):
+        doc.empty("No scores pooled over formats: no leaderboard.")
+        return
+    labels = {key: _label(*key) for key in board[["responder", "model"]].drop_duplicates().itertuples(index=False)}
+    levels = _ordered(board["level"], ())
+    conditions = _ordered(board["condition"], CONDITION_ORDER)
+    rows = []
+    for (responder, model), g in board.groupby(["responder", "model"], sort=False):
+        for condition in conditions:
+            gc = g[g["condition"] == condition].set_index("level")
+            if not len(gc):
+                continue
+            cells = {"responder / model": labels[(responder, model)], "condition": condition}
+            for level in levels:
+                cells[_level_name(level)] = _cell(gc.loc[level]) if level in gc.index else DASH
+            rows.append(cells)
+    doc.table(pd.DataFrame(rows), text_columns=2)
+    series = list(labels.values())
+    panels = []
+    for condition in conditions:
+        gc = board[board["condition"] == condition]
+        values = {(_level_name(r.level), labels[(r.responder, r.model)]): (r.chance_corrected, r.ci_low, r.ci_high)
+                  for r in gc.itertuples(index=False)}
+        panels.append((condition, values))
+    png = bar_panels(panels, [_level_name(lv) for lv in levels], series, "chance-corrected accuracy")
+    doc.image("leaderboard.png", png, "Leaderboard: chance-corrected accuracy by level per responder/model, "
+                                      "under clip, no_clip and silenced")
 
 
 def _plots_section(doc: _Doc, table: pd.DataFrame) -> None:
@@ -627,10 +693,59 @@ def _judge_audit_section(doc: _Doc, audit) -> None:
     doc.table(pd.DataFrame(rows), text_columns=1)
 
 
+# -- caption track --------------------------------------------------------------------------------------
+
+CAPTION_SAMPLE_RESPONDER = "jitter_1s"  # offline stand-in for a model when none ran: its errors are visible
+
+
+def _caption_section(doc: _Doc, caption_scores, caption_alignments) -> None:
+    from ..captions.figure import timeline_png
+    from ..captions.track import main_table as caption_main_table
+
+    doc.heading(2, SECTION_CAPTIONS)
+    doc.notes([
+        "Structured captions (references, sound events, actions, links) scored against the reference structure "
+        "computed from the annotations: one-to-one greedy matching by tIoU (events ≥ 0.20, actions ≥ 0.30), "
+        "labels by rules, a judge only for pairs the rules cannot decide.",
+        "Table `caption_scores`, greedy, both datasets: F1 of temporal matches (`event_f1`, `action_f1`, "
+        "`reference_f1`), of matches whose labels also agree (`*_label_f1`), of event→action links (`evsa_f1`), "
+        "`ccc` (HD-EPIC: one object keeps one reference id) and the share of unparsable replies "
+        "(`parse_failure`, scored 0 on every metric).",
+    ])
+    scores = _frame(caption_scores)
+    if caption_scores is None or not len(scores):
+        doc.empty("No caption scores were given (the caption track has not been materialized).")
+        return
+    table = caption_main_table(scores)
+    doc.table(table.map(lambda v: fmt(v) if isinstance(v, float) else v), text_columns=3)
+    alignments = _frame(caption_alignments)
+    if caption_alignments is None or not len(alignments):
+        doc.empty("No caption alignments were given: no timeline figures.")
+        return
+    clip_rows = alignments[(alignments["condition"] == "clip") & (alignments["matcher"] == "greedy")]
+    models = sorted(set(clip_rows.loc[clip_rows["model"].fillna("") != "", "responder"]))
+    responder = models[0] if models else CAPTION_SAMPLE_RESPONDER
+    shown = clip_rows[clip_rows["responder"] == responder]
+    samples = [sorted(g)[0] for _, g in shown.groupby("dataset")["clip_key"]]
+    if not samples:
+        doc.empty(f"No `{responder}` captions under `clip`: no timeline figures.")
+        return
+    doc.para(f"Timelines of sample clips (`{responder}` under `clip`): reference events and actions above the axis, "
+             "the caption's below, matched pairs joined.")
+    from ..annotations.clips import Clip
+
+    for key in samples:
+        rows = shown[shown["clip_key"] == key]
+        first_model = rows["model"].fillna("").iloc[0]
+        rows = rows[rows["model"].fillna("") == first_model]
+        png = timeline_png(rows, Clip.from_key(key).duration_s, title=f"{key} — {_label(responder, first_model) if first_model else responder}")
+        doc.image(f"caption_timeline_{_slug(key)}.png", png, f"caption timeline of {key}")
+
+
 # -- the report -----------------------------------------------------------------------------------------
 
 def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, judge_audit=None, *,
-                 title: str = "epic-levels report") -> Report:
+                 title: str = "epic-levels report", caption_scores=None, caption_alignments=None) -> Report:
     """Build the report from the scored tables (any of them may be None or empty; see the module docstring)."""
     scores, paired = _frame(scores), _frame(paired)
     over_marking, shortcut_audit = _frame(over_marking), _frame(shortcut_audit)
@@ -646,6 +761,7 @@ def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, ju
     if not any(len(x) for x in (scores, paired, over_marking, shortcut_audit, verdicts_frame)):
         doc.empty("Every table is empty or missing: run the pipeline first (no results to report).")
 
+    _leaderboard_section(doc, table)
     doc.heading(2, SECTION_HOW_TO_READ)
     doc.notes([
         "Chance-corrected accuracy = `(acc − chance)/(1 − chance)`: 0 at chance, 1 at perfect, negative below "
@@ -666,6 +782,7 @@ def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, ju
     _over_marking_section(doc, over_marking)
     _counts_section(doc, verdicts_frame, scores)
     _judge_audit_section(doc, judge_audit)
+    _caption_section(doc, caption_scores, caption_alignments)
     markdown, page = doc.render(title)
     return Report(markdown=markdown, html=page, main_table=table, figures=doc.figures)
 
@@ -683,7 +800,7 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def write_report(out_dir: Path, scores, paired, over_marking, shortcut_audit, verdicts=None, judge_audit=None, *,
-                 title: str = "epic-levels report") -> tuple[Path, Path]:
+                 title: str = "epic-levels report", caption_scores=None, caption_alignments=None) -> tuple[Path, Path]:
     """Write ``report.md``, ``report.html`` and ``report_figures/*.png`` under ``out_dir``; return (md, html).
 
     Each text file is replaced atomically. PNGs left in ``report_figures/`` by an earlier report that this one
@@ -691,7 +808,8 @@ def write_report(out_dir: Path, scores, paired, over_marking, shortcut_audit, ve
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    report = build_report(scores, paired, over_marking, shortcut_audit, verdicts, judge_audit, title=title)
+    report = build_report(scores, paired, over_marking, shortcut_audit, verdicts, judge_audit, title=title,
+                          caption_scores=caption_scores, caption_alignments=caption_alignments)
     figures = out_dir / FIGURE_DIR
     figures.mkdir(exist_ok=True)
     for old in figures.glob("*.png"):
@@ -705,7 +823,8 @@ def write_report(out_dir: Path, scores, paired, over_marking, shortcut_audit, ve
     return md_path, html_path
 
 
-REPORT_TABLES = ("scores", "paired_comparisons", "over_marking", "shortcut_audit", "verdicts", "judge_audit")
+REPORT_TABLES = ("scores", "paired_comparisons", "over_marking", "shortcut_audit", "verdicts", "judge_audit",
+                 "caption_scores", "caption_alignments")
 
 
 def load_table(paths: Paths, name: str) -> pd.DataFrame | None:
@@ -735,4 +854,5 @@ def report_from_warehouse(paths: Paths, *, title: str = "epic-levels report") ->
     and write the report under ``paths.reports``. Missing tables give a report that says so."""
     tables = {name: load_table(paths, name) for name in REPORT_TABLES}
     return write_report(paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
-                        tables["shortcut_audit"], tables["verdicts"], tables["judge_audit"], title=title)
+                        tables["shortcut_audit"], tables["verdicts"], tables["judge_audit"], title=title,
+                        caption_scores=tables["caption_scores"], caption_alignments=tables["caption_alignments"])

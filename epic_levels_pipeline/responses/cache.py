@@ -1,16 +1,27 @@
 """Persistent cache of model calls and of uploaded media files (one SQLite file).
 
-Pure core (no Dagster). Two tables:
+Pure core (no Dagster). Four tables:
 
 ``calls``
-    One row per ``cache_key`` — the latest outcome of that request: reply, status, token counts,
-    latency, error message, attempts. Errors are stored too (for audit), but the runner only serves
+    One row per ``cache_key`` — the latest outcome of that request: reply, status, token counts
+    (cached prompt tokens too), latency, error message, attempts, and the media route used. Files
+    written before ``route``/``cached_tokens`` existed get them added on open. Errors are stored
+    too (for audit), but the runner only serves
     ``ok`` rows, so an error is retried on the next run. A row that is ``ok`` is never replaced by a
     later non-``ok`` result (see :meth:`CallCache.put`).
 ``uploads``
     One row per media file, keyed by the file's sha256: the provider's file name and uri, the mime
     type and the last state seen. Lets a media file be uploaded once and reused across requests and
     across runs (the caller re-checks the state before trusting a row: provider files expire).
+``context_caches``
+    One row per provider-side cached content (Gemini context caching), keyed by what it holds (model,
+    media hash, window, media settings): its resource name and expiry time. A resumed run reuses a
+    live one instead of creating another; rows are deleted when the cache is deleted or found gone.
+``batch_jobs``
+    One row per submitted batch job: its name, model, last state seen, and the requests it carries
+    (cache key, responder, model, condition per item, in submission order), written right after the
+    job is created and *before* waiting on it, so a killed process resumes polling the same job and
+    submits nothing twice. ``done`` is set once its results are in ``calls``.
 
 Durability: WAL journal, ``synchronous=NORMAL``, and every :meth:`CallCache.put` is its own committed
 transaction. A committed row survives the process being killed (SIGKILL included); only an OS crash
@@ -49,7 +60,28 @@ CREATE TABLE IF NOT EXISTS calls (
     latency_s REAL,
     error TEXT,
     attempts INT,
+    created_at TEXT,
+    route TEXT,
+    cached_tokens INT
+);
+CREATE TABLE IF NOT EXISTS context_caches (
+    identity TEXT PRIMARY KEY,
+    name TEXT,
+    model TEXT,
+    media_sha256 TEXT,
+    token_count INT,
+    expire_time TEXT,
     created_at TEXT
+);
+CREATE TABLE IF NOT EXISTS batch_jobs (
+    name TEXT PRIMARY KEY,
+    model TEXT,
+    state TEXT,
+    items TEXT,
+    source TEXT,
+    done INT DEFAULT 0,
+    submitted_at TEXT,
+    updated_at TEXT
 );
 CREATE TABLE IF NOT EXISTS uploads (
     sha256 TEXT PRIMARY KEY,
@@ -60,6 +92,12 @@ CREATE TABLE IF NOT EXISTS uploads (
     created_at TEXT
 );
 """
+
+_CONTEXT_COLUMNS = "identity, name, model, media_sha256, token_count, expire_time, created_at"
+
+# Columns added after the first version of the ``calls`` table, with their declarations (see
+# :meth:`CallCache._migrate`).
+_ADDED_COLUMNS = {"route": "TEXT DEFAULT ''", "cached_tokens": "INT DEFAULT 0"}
 
 
 def cache_key(responder: str, model: str, prompt: str, media_sha256: str | None, condition: str,
@@ -101,6 +139,34 @@ class UploadRecord:
     created_at: str
 
 
+@dataclass(frozen=True)
+class ContextCacheRecord:
+    """A provider-side cached content: ``name`` (e.g. ``cachedContents/abc``) is what requests
+    reference; ``expire_time`` is ISO 8601 UTC as the provider reported it."""
+
+    identity: str
+    name: str
+    model: str
+    media_sha256: str
+    token_count: int
+    expire_time: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class BatchJobRecord:
+    """A submitted batch job: ``items`` are ``{"key", "responder", "model", "condition"}`` dicts in
+    submission order; ``source`` is ``inline`` or the input file's name."""
+
+    name: str
+    model: str
+    state: str
+    items: list
+    source: str
+    done: bool
+    submitted_at: str
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -123,6 +189,15 @@ class CallCache:
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA busy_timeout=30000")
             self._conn.executescript(_SCHEMA)
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Add the columns later versions introduced to a file an older version created (existing
+        rows get their defaults: empty route, 0 cached tokens)."""
+        have = {row[1] for row in self._conn.execute("PRAGMA table_info(calls)")}
+        for name, decl in _ADDED_COLUMNS.items():
+            if name not in have:
+                self._conn.execute(f"ALTER TABLE calls ADD COLUMN {name} {decl}")
 
     # -- calls -----------------------------------------------------------------------------------
 
@@ -130,14 +205,15 @@ class CallCache:
         """The stored result for ``key`` (any status) with ``cached=True``, or None."""
         with self._lock:
             row = self._conn.execute(
-                "SELECT reply, status, prompt_tokens, output_tokens, latency_s, error, attempts "
-                "FROM calls WHERE cache_key = ?", (key,)).fetchone()
+                "SELECT reply, status, prompt_tokens, output_tokens, latency_s, error, attempts, route, "
+                "cached_tokens FROM calls WHERE cache_key = ?", (key,)).fetchone()
         if row is None:
             return None
-        reply, status, ptok, otok, lat, err, attempts = row
+        reply, status, ptok, otok, lat, err, attempts, route, ctok = row
         return CallResult(cache_key=key, reply=reply or "", status=status, prompt_tokens=ptok or 0,
                           output_tokens=otok or 0, latency_s=lat or 0.0, error=err or "",
-                          attempts=attempts or 0, cached=True)
+                          attempts=attempts or 0, cached=True, route=route or "",
+                          cached_tokens=ctok or 0)
 
     def put(self, result: CallResult, request: CallRequest | None = None) -> None:
         """Store ``result`` and commit at once.
@@ -153,20 +229,22 @@ class CallCache:
             self._conn.execute(
                 """
                 INSERT INTO calls (cache_key, responder, model, condition, reply, status,
-                                   prompt_tokens, output_tokens, latency_s, error, attempts, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   prompt_tokens, output_tokens, latency_s, error, attempts, created_at,
+                                   route, cached_tokens)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(cache_key) DO UPDATE SET
                     responder = excluded.responder, model = excluded.model,
                     condition = excluded.condition, reply = excluded.reply,
                     status = excluded.status, prompt_tokens = excluded.prompt_tokens,
                     output_tokens = excluded.output_tokens, latency_s = excluded.latency_s,
                     error = excluded.error, attempts = excluded.attempts,
-                    created_at = excluded.created_at
+                    created_at = excluded.created_at, route = excluded.route,
+                    cached_tokens = excluded.cached_tokens
                 WHERE calls.status != 'ok' OR excluded.status = 'ok'
                 """,
                 (result.cache_key, responder, model, condition, result.reply, result.status,
                  int(result.prompt_tokens), int(result.output_tokens), float(result.latency_s),
-                 result.error, int(result.attempts), _now()),
+                 result.error, int(result.attempts), _now(), result.route, int(result.cached_tokens)),
             )
 
     def __len__(self) -> int:
@@ -220,6 +298,63 @@ class CallCache:
     def delete_upload(self, sha256: str) -> None:
         with self._lock:
             self._conn.execute("DELETE FROM uploads WHERE sha256 = ?", (sha256,))
+
+    # -- context caches ---------------------------------------------------------------------------
+
+    def get_context_cache(self, identity: str) -> ContextCacheRecord | None:
+        with self._lock:
+            row = self._conn.execute(f"SELECT {_CONTEXT_COLUMNS} FROM context_caches WHERE identity = ?",
+                                     (identity,)).fetchone()
+        return ContextCacheRecord(*row) if row is not None else None
+
+    def put_context_cache(self, identity: str, name: str, model: str, media_sha256: str,
+                          token_count: int, expire_time: str) -> None:
+        with self._lock:
+            self._conn.execute(
+                f"INSERT OR REPLACE INTO context_caches ({_CONTEXT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (identity, name, model, media_sha256, int(token_count), expire_time, _now()))
+
+    def delete_context_cache(self, identity: str, name: str | None = None) -> None:
+        """Forget the row for ``identity`` (only if it still names ``name``, when given)."""
+        with self._lock:
+            if name is None:
+                self._conn.execute("DELETE FROM context_caches WHERE identity = ?", (identity,))
+            else:
+                self._conn.execute("DELETE FROM context_caches WHERE identity = ? AND name = ?",
+                                   (identity, name))
+
+    def context_caches(self) -> list[ContextCacheRecord]:
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {_CONTEXT_COLUMNS} FROM context_caches ORDER BY created_at, identity").fetchall()
+        return [ContextCacheRecord(*r) for r in rows]
+
+    # -- batch jobs -------------------------------------------------------------------------------
+
+    def put_batch_job(self, name: str, model: str, state: str, items: list[dict], source: str) -> None:
+        """Record a just-submitted job and the requests it carries (see the module docstring)."""
+        now = _now()
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO batch_jobs (name, model, state, items, source, done, "
+                "submitted_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+                (name, model, state, json.dumps(items, separators=(",", ":")), source, now, now))
+
+    def set_batch_state(self, name: str, state: str, *, done: bool = False) -> None:
+        with self._lock:
+            self._conn.execute("UPDATE batch_jobs SET state = ?, done = ?, updated_at = ? WHERE name = ?",
+                               (state, int(done), _now(), name))
+
+    def batch_jobs(self, *, open_only: bool = False) -> list[BatchJobRecord]:
+        """Recorded jobs in submission order (only those whose results are not stored yet, with
+        ``open_only``)."""
+        query = "SELECT name, model, state, items, source, done, submitted_at FROM batch_jobs"
+        if open_only:
+            query += " WHERE done = 0"
+        with self._lock:
+            rows = self._conn.execute(query + " ORDER BY submitted_at, rowid").fetchall()
+        return [BatchJobRecord(n, m, st, json.loads(items), src, bool(d), at)
+                for n, m, st, items, src, d, at in rows]
 
     # -- lifecycle -------------------------------------------------------------------------------
 

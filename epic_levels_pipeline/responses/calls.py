@@ -29,10 +29,13 @@ a list of requests through such a call and guarantees:
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import random
+import re
 import threading
 import time
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
 
 if TYPE_CHECKING:
@@ -73,7 +76,9 @@ class CallResult:
     not support). ``attempts`` counts calls made in the run that produced it (0 for a result that was
     never called). ``cached`` is True when the result was served from the cache in this run.
     ``latency_s`` is the responder's own measure when it gives one, otherwise the runner's wall time
-    of the successful attempt.
+    of the successful attempt. ``route`` says how the media was sent (e.g.
+    ``"video=frames(30@1fps);audio=input_audio"``, ``"text"``; empty when the provider has one way
+    only) and ``cached_tokens`` how many prompt tokens the server had cached (0 when it does not say).
     """
 
     cache_key: str
@@ -85,6 +90,8 @@ class CallResult:
     error: str = ""
     attempts: int = 0
     cached: bool = False
+    route: str = ""
+    cached_tokens: int = 0
 
 
 class RetryableError(Exception):
@@ -98,6 +105,24 @@ class RetryableError(Exception):
         super().__init__(message or f"retryable error (HTTP {status})")
         self.status = status
         self.retry_after = retry_after
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds, decimals tolerated, or an HTTP date) or a
+    Duration string (``"31s"``, ``"0.5s"``); None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    m = re.fullmatch(r"(\d+(?:\.\d*)?)s?", value)
+    if m:
+        return float(m.group(1))
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
 @dataclass
@@ -163,6 +188,27 @@ def _backoff(attempt: int, base_delay: float, max_delay: float, rng: random.Rand
     return delay
 
 
+def serve_cached(requests: Sequence[CallRequest], cache: "CallCache | None", results: list
+                 ) -> tuple[dict[str, list[int]], list[CallRequest], int]:
+    """Cache first: fill ``results`` (by position) from ``ok`` rows; returns the positions of each key
+    (a key is answered once however many requests share it), the first request of every key still to
+    answer, and how many requests were served."""
+    positions: dict[str, list[int]] = {}
+    for i, req in enumerate(requests):
+        positions.setdefault(req.cache_key, []).append(i)
+    pending: list[CallRequest] = []
+    hits = 0
+    for key, idx in positions.items():
+        hit = cache.get(key) if cache is not None else None
+        if hit is not None and hit.status == "ok":
+            for i in idx:
+                results[i] = hit
+            hits += len(idx)
+        else:
+            pending.append(requests[idx[0]])
+    return positions, pending, hits
+
+
 async def run_calls(
     requests: Sequence[CallRequest],
     call: Call,
@@ -191,20 +237,7 @@ async def run_calls(
     cap = asyncio.Semaphore(max(1, int(concurrency)))
     rng = random.Random(seed)
 
-    # Group positions by key: a key is answered once however many requests share it.
-    positions: dict[str, list[int]] = {}
-    for i, req in enumerate(requests):
-        positions.setdefault(req.cache_key, []).append(i)
-
-    pending: list[CallRequest] = []
-    for key, idx in positions.items():
-        hit = cache.get(key) if cache is not None else None
-        if hit is not None and hit.status == "ok":
-            for i in idx:
-                results[i] = hit
-            stats.cache_hits += len(idx)
-        else:
-            pending.append(requests[idx[0]])
+    positions, pending, stats.cache_hits = serve_cached(requests, cache, results)
 
     async def one(req: CallRequest) -> None:
         attempt = 0
@@ -267,28 +300,34 @@ async def run_calls(
     return final, stats
 
 
-def run_calls_sync(requests: Sequence[CallRequest], call: Call, cache: "CallCache | None",
-                   **kwargs) -> tuple[list[CallResult], CallStats]:
-    """Blocking :func:`run_calls`. Uses ``asyncio.run`` when no loop runs in this thread; inside a
-    running loop (e.g. a notebook, or an async Dagster op) it runs a fresh loop in a helper thread and
-    waits for it, re-raising any exception there. ``call`` must not be tied to another event loop
-    (:class:`.gemini.GeminiCaller` keeps one SDK client per loop, so it is fine)."""
+def run_blocking(coro):
+    """Run the coroutine ``coro`` to completion from synchronous code and return its value. Uses
+    ``asyncio.run`` when no loop runs in this thread; inside a running loop (e.g. a notebook, or an
+    async Dagster op) it runs a fresh loop in a helper thread and waits for it, re-raising any
+    exception there."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(run_calls(requests, call, cache, **kwargs))
+        return asyncio.run(coro)
 
     box: dict = {}
 
     def target() -> None:
         try:
-            box["value"] = asyncio.run(run_calls(requests, call, cache, **kwargs))
+            box["value"] = asyncio.run(coro)
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             box["error"] = exc
 
-    thread = threading.Thread(target=target, name="run_calls", daemon=True)
+    thread = threading.Thread(target=target, name="run_blocking", daemon=True)
     thread.start()
     thread.join()
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def run_calls_sync(requests: Sequence[CallRequest], call: Call, cache: "CallCache | None",
+                   **kwargs) -> tuple[list[CallResult], CallStats]:
+    """Blocking :func:`run_calls` (see :func:`run_blocking`). ``call`` must not be tied to another
+    event loop (:class:`.gemini.GeminiCaller` keeps one SDK client per loop, so it is fine)."""
+    return run_blocking(run_calls(requests, call, cache, **kwargs))

@@ -123,7 +123,7 @@ def _tail(text: str, n: int = 3) -> str:
     return " | ".join(lines[-n:]) if lines else "(no output)"
 
 
-def _run(args: list[str], what: str, path: Path | str) -> subprocess.CompletedProcess:
+def run_ffmpeg(args: list[str], what: str, path: Path | str) -> subprocess.CompletedProcess:
     """Run ffmpeg with ``args``; a non-zero exit becomes a MediaError naming ``path`` and ffmpeg's last words."""
     cmd = [ffmpeg_exe(), "-hide_banner", "-nostdin", *args]
     proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
@@ -186,7 +186,7 @@ def probe(path: Path | str) -> MediaInfo:
         # streams) report time=N/A there, so then decode (slow, but only for such odd files).
         times: list[tuple[str, str, str]] = []
         for codec in (["-c", "copy"], []):
-            proc = _run(["-i", str(path), "-map", "0:v?", "-map", "0:a?", *codec, "-f", "null", "-"],
+            proc = run_ffmpeg(["-i", str(path), "-map", "0:v?", "-map", "0:a?", *codec, "-f", "null", "-"],
                         "measuring duration", path)
             times = _TIME_RE.findall(proc.stderr)
             if times:
@@ -212,7 +212,7 @@ def _write_atomically(out: Path, args_before_output: list[str], what: str, subje
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = _temp_for(out)
     try:
-        _run(["-v", "error", "-y", *args_before_output, "-f", "mp4", str(tmp)], what, subject)
+        run_ffmpeg(["-v", "error", "-y", *args_before_output, "-f", "mp4", str(tmp)], what, subject)
         if not tmp.is_file() or tmp.stat().st_size == 0:
             raise MediaError(f"{subject}: {what} produced no output")
         os.replace(tmp, out)

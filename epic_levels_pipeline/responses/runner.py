@@ -3,7 +3,10 @@
 Offline responders are computed directly (deterministic, instant, no cache needed). Model calls go
 through :func:`epic_levels_pipeline.responses.calls.run_calls_sync`: cached by content key (responder, model,
 prompt, media hash, condition, settings) in ``data/cache/calls.sqlite``, persisted as they arrive,
-concurrent under a rate limit, retried on 429/5xx; what still fails is an ``error`` row. A condition that
+concurrent under a rate limit, retried on 429/5xx; what still fails is an ``error`` row. With
+``ModelRun.batch`` the uncached requests go through the provider's batch mode instead (``run_batch``:
+Gemini's Batch API, half price, answered within a day). After a clip's calls the provider's ``end_run``
+hook (when it has one) releases what the run held, e.g. Gemini's per-clip context caches. A condition that
 needs media a clip does not have is a ``skipped`` row with the reason, for every responder that needs media.
 """
 
@@ -11,12 +14,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import pandas as pd
 
 from .cache import CallCache, cache_key
 from .calls import CallRequest, CallStats, run_calls_sync
-from .providers.base import Provider
+from .providers.base import Provider, identity_of
 from ..annotations.catalogue import Catalogue
 from ..bank.clip_view import ClipView, records
 from ..annotations.clips import Clip
@@ -25,22 +29,36 @@ from .offline import OFFLINE_MODEL, Context, conditions_for, offline_reply, perc
 RESPONSE_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format",
     "base_format", "condition", "responder", "model", "reply", "status", "prompt_tokens", "output_tokens",
-    "latency_s", "cache_key", "cached", "error", "media_sha256",
+    "latency_s", "cache_key", "cached", "error", "media_sha256", "provider", "endpoint", "route", "cached_tokens",
 ]
+OFFLINE_PROVIDER = "offline"  # the provider column of the offline reference responders' rows
 OFFLINE_SETTINGS = {"seed": "per item and condition"}
 
 
 @dataclass
 class ModelRun:
-    """What a model responder needs: its provider (e.g. GeminiCaller), the cache, and throughput limits."""
+    """What a model responder needs: its provider (e.g. GeminiCaller), the cache, and throughput limits.
 
-    name: str            # responder name, e.g. "gemini"
+    ``settings`` are every request's settings (and so part of its cache key): the provider's
+    ``generation_settings()``, which carry its identity (provider, model, endpoint).
+    """
+
+    name: str            # responder name: the provider, e.g. "gemini", "vllm"
     model: str
     caller: Provider     # async callable CallRequest -> CallResult, with its identity
     cache: CallCache
     rpm: float = 60
     concurrency: int = 4
     settings: dict = field(default_factory=dict)
+    batch: bool = False  # through the provider's batch mode (``caller.run_batch``) instead of direct calls
+
+    @classmethod
+    def of(cls, caller: Provider, cache: CallCache, rpm: float = 60, concurrency: int = 4,
+           settings: dict | None = None, *, batch: bool = False) -> "ModelRun":
+        """The run of one provider's model, named by its provider, with its generation settings (plus
+        ``settings``, e.g. Gemini's media settings), through its batch mode when ``batch``."""
+        return cls(caller.provider, caller.model, caller, cache, rpm, concurrency,
+                   {**caller.generation_settings(), **(settings or {})}, batch=batch)
 
 
 @dataclass
@@ -51,6 +69,13 @@ class ClipMediaInfo:
     silenced_path: str | None = None
     clip_sha256: str | None = None
     silenced_sha256: str | None = None
+
+    @classmethod
+    def from_table(cls, clip_media: pd.DataFrame) -> "ClipMediaInfo":
+        """The first row of a ``clip_media`` table (no media prepared when it has none)."""
+        if not len(clip_media):
+            return cls()
+        return cls(**{k: v for k, v in clip_media.iloc[0].to_dict().items() if k in cls.__dataclass_fields__})
 
 
 def _base(item, condition: str, responder: str, model: str) -> dict:
@@ -77,28 +102,48 @@ def offline_responses(clip: Clip, items: pd.DataFrame, questions: pd.DataFrame, 
                 out.append({**_base(item, condition, name, OFFLINE_MODEL), "reply": reply, "status": "ok",
                             "prompt_tokens": 0, "output_tokens": 0, "latency_s": time.perf_counter() - started,
                             "cache_key": cache_key(name, OFFLINE_MODEL, item.prompt, None, condition, OFFLINE_SETTINGS),
-                            "cached": False, "error": "", "media_sha256": None})
+                            "cached": False, "error": "", "media_sha256": None, "provider": OFFLINE_PROVIDER,
+                            "endpoint": "", "route": "", "cached_tokens": 0})
     return pd.DataFrame(out, columns=RESPONSE_COLUMNS)
 
 
-def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: ModelRun) -> tuple[pd.DataFrame, CallStats | None]:
-    """One model over every item × condition; media conditions skipped (with reason) when media is missing."""
+def condition_media(condition: str, media: ClipMediaInfo) -> tuple[str | None, str | None] | None:
+    """The media file sent under ``condition`` as ``(path, sha256)``: none for ``no_clip``, the silenced copy
+    for ``silenced``, the clip for ``clip``; None when the condition needs media the clip does not have
+    (its rows are ``skipped`` with ``media.reason``)."""
+    if condition == "no_clip":
+        return None, None
+    if media.status != "ready":
+        return None
+    if condition == "silenced":
+        return media.silenced_path, media.silenced_sha256
+    return media.clip_path, media.clip_sha256
+
+
+def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: ModelRun,
+                    progress: Callable[[str], None] | None = None) -> tuple[pd.DataFrame, CallStats | None]:
+    """One model over every item × condition; media conditions skipped (with reason) when media is missing.
+
+    Requests are made condition by condition, clip file first and item text last in each, so the items of
+    one clip file × condition go together (what context caching, explicit or implicit, needs).
+    ``progress`` receives the batch mode's progress lines."""
     requests: list[CallRequest] = []
     meta: list[tuple] = []
     skipped: list[dict] = []
+    who = {"provider": run.name, "endpoint": ""}
+    if isinstance(run.caller, Provider):  # a bare callable (a test's fake) has no identity to record
+        identity = identity_of(run.caller)
+        who = {"provider": identity.provider, "endpoint": identity.endpoint}
     for condition in conditions_for(clip.dataset):
+        sent = condition_media(condition, media)
         for item in records(items):
-            if condition == "no_clip":
-                path, sha = None, None
-            elif media.status != "ready":
+            if sent is None:
                 skipped.append({**_base(item, condition, run.name, run.model), "reply": "", "status": "skipped",
                                 "prompt_tokens": 0, "output_tokens": 0, "latency_s": 0.0, "cache_key": "",
-                                "cached": False, "error": media.reason, "media_sha256": None})
+                                "cached": False, "error": media.reason, "media_sha256": None, **who,
+                                "route": "", "cached_tokens": 0})
                 continue
-            elif condition == "silenced":
-                path, sha = media.silenced_path, media.silenced_sha256
-            else:
-                path, sha = media.clip_path, media.clip_sha256
+            path, sha = sent
             key = cache_key(run.name, run.model, item.prompt, sha, condition, run.settings)
             requests.append(CallRequest(key, run.name, run.model, condition, item.prompt, media_path=path,
                                         media_sha256=sha, settings=dict(run.settings)))
@@ -106,10 +151,20 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
     stats = None
     rows = list(skipped)
     if requests:
-        results, stats = run_calls_sync(requests, run.caller, run.cache, rpm=run.rpm, concurrency=run.concurrency)
+        if run.batch:
+            if not hasattr(run.caller, "run_batch"):
+                raise ValueError(f"provider {run.name} has no batch mode")
+            results, stats = run.caller.run_batch(requests, run.cache, progress=progress or print)
+        else:
+            results, stats = run_calls_sync(requests, run.caller, run.cache, rpm=run.rpm,
+                                            concurrency=run.concurrency)
+        end_run = getattr(run.caller, "end_run", None)
+        if end_run is not None:
+            end_run()
         for (item, condition, sha), result in zip(meta, results):
             rows.append({**_base(item, condition, run.name, run.model), "reply": result.reply, "status": result.status,
                          "prompt_tokens": result.prompt_tokens, "output_tokens": result.output_tokens,
                          "latency_s": result.latency_s, "cache_key": result.cache_key, "cached": result.cached,
-                         "error": result.error, "media_sha256": sha})
+                         "error": result.error, "media_sha256": sha, **who, "route": result.route,
+                         "cached_tokens": result.cached_tokens})
     return pd.DataFrame(rows, columns=RESPONSE_COLUMNS), stats

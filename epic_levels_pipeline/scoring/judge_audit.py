@@ -53,20 +53,20 @@ import pandas as pd
 from ..bank.clip_view import records
 from ..formats.parsing import answer_text
 from ..seeding import stable_seed
-from .verdicts import JudgeRequest, _question_text, judge_order
+from .verdicts import JudgeRequest, _question_text, judge_identity, judge_order
 
 AUDIT_COLUMNS = ["responder", "model", "n", "judge_rule_agreement", "judge_self_agreement", "judge_none_rate",
-                 "judge_errors", "note"]
+                 "judge_errors", "note", "judge_provider", "judge_model", "judge_endpoint"]
 NO_JUDGE_NOTE = "no judge is configured: the judge audit was not run"
 NO_ROWS_NOTE = "no open replies decided by the rules to audit"
 
 Judge = Callable[[list[JudgeRequest]], list[tuple[int | None, str]]]
 
 
-def _note_frame(note: str) -> pd.DataFrame:
+def _note_frame(note: str, judge=None) -> pd.DataFrame:
     return pd.DataFrame([{"responder": "*", "model": "*", "n": 0, "judge_rule_agreement": np.nan,
                           "judge_self_agreement": np.nan, "judge_none_rate": np.nan, "judge_errors": 0,
-                          "note": note}], columns=AUDIT_COLUMNS)
+                          "note": note, **judge_identity(judge)}], columns=AUDIT_COLUMNS)
 
 
 def second_order(first: list[int], item_id: str, responder: str, condition: str, seed: int = 0,
@@ -191,14 +191,16 @@ def judge_audit(verdicts: pd.DataFrame, items: pd.DataFrame, judge: Judge | None
     ``judge_errors``, ``note`` (see the module docstring for every decision).
 
     ``judge(requests: list[JudgeRequest]) -> list[(choice index in the shown order | None, raw)]`` — e.g.
-    :func:`scoring.gemini_judge`; all requests of the audit go in one call, so its rate limit and cache apply.
+    :func:`scoring.model_judge`; all requests of the audit go in one call, so its rate limit and cache apply.
     """
     if judge is None:
         return _note_frame(NO_JUDGE_NOTE)
     details = audit_details(verdicts, items, judge, sample_size=sample_size, seed=seed, judge_seed=judge_seed)
     if not len(details):
-        return _note_frame(NO_ROWS_NOTE)
-    rows = [{"responder": r, "model": m, **_rates(g)} for (r, m), g in details.groupby(["responder", "model"], sort=True)]
+        return _note_frame(NO_ROWS_NOTE, judge)
+    who = judge_identity(judge)
+    rows = [{"responder": r, "model": m, **_rates(g), **who}
+            for (r, m), g in details.groupby(["responder", "model"], sort=True)]
     if len(rows) > 1:
-        rows.append({"responder": "*", "model": "*", **_rates(details)})
+        rows.append({"responder": "*", "model": "*", **_rates(details), **who})
     return pd.DataFrame(rows, columns=AUDIT_COLUMNS)

@@ -32,8 +32,18 @@ from ..seeding import stable_seed
 VERDICT_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format", "base_format",
     "condition", "responder", "model", "reply", "parsed", "expected", "correct", "scored_by", "note",
-    "n_marked_true", "judge_raw", "chance",
+    "n_marked_true", "judge_raw", "chance", "provider", "endpoint", "judge_provider", "judge_model", "judge_endpoint",
 ]
+JUDGE_IDENTITY_COLUMNS = ["judge_provider", "judge_model", "judge_endpoint"]
+
+
+def judge_identity(judge) -> dict:
+    """``judge_provider``/``judge_model``/``judge_endpoint`` of a judge function (its ``identity``
+    attribute, as :func:`model_judge` sets it); empty strings for a judge that does not say."""
+    identity = getattr(judge, "identity", None)
+    if identity is None:
+        return dict.fromkeys(JUDGE_IDENTITY_COLUMNS, "")
+    return {"judge_provider": identity.provider, "judge_model": identity.model, "judge_endpoint": identity.endpoint}
 
 
 @dataclass
@@ -71,8 +81,9 @@ def _question_text(item) -> str:
 def _base(response, item) -> dict:
     return {c: getattr(response, c) for c in ("item_id", "question_id", "clip_key", "dataset", "level", "subtype",
                                                "distractor_strategy", "format", "base_format", "condition",
-                                               "responder", "model", "reply")} | {"expected": item.expected,
-                                                                                    "chance": float(item.chance)}
+                                               "responder", "model", "reply")} | {
+        "provider": getattr(response, "provider", ""), "endpoint": getattr(response, "endpoint", ""),
+        "expected": item.expected, "chance": float(item.chance), **dict.fromkeys(JUDGE_IDENTITY_COLUMNS, "")}
 
 
 def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_seed: int = 0) -> pd.DataFrame:
@@ -98,9 +109,11 @@ def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_see
             pending.append((len(rows) - 1, JudgeRequest(key, _question_text(item), str(answer), candidates, order), item))
     if pending:
         results = judge([p[1] for p in pending])
+        who = judge_identity(judge)
         for (row_index, request, item), (choice, raw) in zip(pending, results):
             row = rows[row_index]
             row["judge_raw"] = raw
+            row.update(who)  # asked the judge: who it was, whether it answered or failed
             if choice is None and raw.startswith("error"):
                 row["note"] = f"judge failed: {raw}"
                 continue  # stays undecided
@@ -115,20 +128,22 @@ def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_see
     return frame
 
 
-def gemini_judge(caller, cache, *, model: str, rpm: float = 60, concurrency: int = 4):
-    """A judge function for :func:`verdicts` backed by Gemini (structured output, cached like responses).
+def model_judge(caller, cache, *, model: str | None = None, rpm: float = 60, concurrency: int = 4):
+    """A judge function for :func:`verdicts` backed by any provider (structured output, cached like responses).
 
     Each request's prompt holds only the question, the reply and the shuffled candidates (never the clip
-    or which candidate is right); the call is cached under a key of model + prompt, so a re-run makes no
-    judge call it already made.
+    or which candidate is right); the call is cached under a key of the provider's identity (provider, model,
+    endpoint), model and prompt, so a re-run makes no judge call it already made. The function's ``identity``
+    attribute is the judge's :class:`~..responses.providers.base.ProviderIdentity`, written into every verdict
+    row it decided and into ``judge_audit``.
     """
     from ..responses.calls import run_calls_sync
-    from ..responses.providers.gemini import generation_settings, parse_choice
+    from ..responses.providers.base import identity_of
+    from ..responses.providers.structured import parse_choice
 
     def judge(requests: list[JudgeRequest]) -> list[tuple[int | None, str]]:
-        settings = generation_settings(caller.settings)
-        calls = [caller.judge_request(judge_prompt(r.question, r.reply, r.candidates), len(r.candidates), model=model,
-                                      settings=settings) for r in requests]
+        calls = [caller.judge_request(judge_prompt(r.question, r.reply, r.candidates), len(r.candidates), model=model)
+                 for r in requests]
         results, _ = run_calls_sync(calls, caller, cache, rpm=rpm, concurrency=concurrency)
         out: list[tuple[int | None, str]] = []
         for request, result in zip(requests, results):
@@ -143,4 +158,8 @@ def gemini_judge(caller, cache, *, model: str, rpm: float = 60, concurrency: int
             out.append((None if letter is None else LETTERS.index(letter), result.reply))
         return out
 
+    judge.identity = identity_of(caller)
     return judge
+
+
+gemini_judge = model_judge  # the former name, when Gemini was the only judge

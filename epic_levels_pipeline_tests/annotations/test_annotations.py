@@ -155,6 +155,9 @@ def test_list_literal_roundtrip(values):
 
 
 @pytest.mark.parametrize("raw,name", [("knife2", "knife"), ("baking tray2", "baking tray"), ("mango half", "mango half"),
-                                      ("muffin tray1", "muffin tray"), ("1 tablespoon", "1 tablespoon"), ("Glass  Lid", "glass lid")])
+                                      ("muffin tray1", "muffin tray"), ("1 tablespoon", "1 tablespoon"), ("Glass  Lid", "glass lid"),
+                                      ("recipe kit 2", "recipe kit"), ("fork first", "fork"), ("jarn", "jar"),
+                                      ("unsmoked baking medallion first", "unsmoked bacon medallion"),
+                                      ("track 87", "track 87"), ("new track 2", "new track 2")])
 def test_normalise_object_name(raw, name):
     assert normalise_object_name(raw) == name

@@ -4,6 +4,7 @@ clip's annotations change only that clip's changed prompts are asked again (cach
 
 import pytest
 
+from epic_levels_pipeline.captions.models import JUDGE_INSTRUCTION as CAPTION_JUDGE
 from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.orchestrate import run_pipeline
 from epic_levels_pipeline.warehouse import query
@@ -16,8 +17,15 @@ pytestmark = pytest.mark.slow
 
 def reply(request: dict) -> str:
     text = str(request)
-    if "You check what a short answer means" in text:  # the judge: structured output
+    if "You check what a short answer means" in text or CAPTION_JUDGE in text:  # the judges: structured output
         return '{"choice": "none"}'
+    if CAPTION in text:  # the caption track: an empty caption (valid against its schema)
+        return '{"references": [], "events": [], "actions": [], "links": []}'
+    return scripted_answer(text)
+
+
+def scripted_answer(text: str) -> str:
+    """A well-formed reply in the format the prompt asks for (the open one names the key of no question)."""
     if "Answer: <yes/no>" in text:
         return "Answer: yes"
     if "Answer: <letter>" in text:
@@ -30,10 +38,12 @@ def reply(request: dict) -> str:
 
 
 JUDGE = "You check what a short answer means"
+CAPTION = "structured caption"
 
 
 def answer_calls(server) -> int:
-    return sum(JUDGE not in p for p in server.prompts())
+    """Calls answering the QA track's items (not the judges', not the caption track's)."""
+    return sum(all(t not in p for t in (JUDGE, CAPTION, CAPTION_JUDGE)) for p in server.prompts())
 
 
 def test_model_responses_cached_and_recomputed_only_for_the_changed_clip(project, instance, monkeypatch):

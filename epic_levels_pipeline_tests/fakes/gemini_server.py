@@ -22,6 +22,24 @@ pointed at it through ``HttpOptions(base_url=server.base_url)``:
 * ``DELETE /{v}/files/{id}`` — forgets the file (also :meth:`GeminiTestServer.expire_files`, to mimic
   the provider's 48-hour expiry).
 
+* ``POST /{v}/cachedContents`` — creates a cached content (``model``, ``contents``,
+  ``systemInstruction``, ``ttl`` or ``expireTime``); its token count is counted as for a prompt, and
+  below ``min_cache_tokens`` the answer is 400 ``INVALID_ARGUMENT`` "Cached content is too small", as
+  the real service says. ``GET``/``DELETE /{v}/cachedContents/{id}``; an expired or deleted cache is
+  403 ``PERMISSION_DENIED``. A generate request naming ``cachedContent`` is answered as if the cache's
+  contents came first; ``promptTokenCount`` includes them and ``cachedContentTokenCount`` says how
+  many. :meth:`GeminiTestServer.expire_caches` ends every cache at once (a TTL passing mid-run).
+* ``POST /{v}/models/{model}:batchGenerateContent`` — a batch job from inlined requests
+  (``batch.inputConfig.requests.requests``) or a JSONL file (``batch.inputConfig.fileName``, lines
+  ``{"key": ..., "request": {...}}``). ``GET /{v}/batches/{id}`` walks BATCH_STATE_PENDING (the first
+  ``batch_pending_polls`` gets) → RUNNING (the next ``batch_running_polls``, or for as long as
+  :meth:`hold_batches` holds) → SUCCEEDED, each item answered then, exactly once, like a generate
+  request: inlined responses in order with their metadata, or a responses file
+  (``GET /{v}/files/{id}:download?alt=media``) of ``{"key", "response" | "error"}`` lines. An item whose
+  prompt text contains ``batch_error_marker`` gets a per-item error instead.
+* The media token count: ``file_part_tokens`` (default ``FILE_PART_TOKENS``) per file part, or, with
+  ``media_tokens_per_s`` set, that many per second of the part's ``videoMetadata`` window.
+
 Every request must carry an ``x-goog-api-key`` header (any value), else 403 — except the upload
 session URL, which (as with the real service) is its own authorisation.
 
@@ -46,8 +64,9 @@ import threading
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
+
+from .local_server import JsonHandler, LocalServer, QuietServer
 
 FILE_PART_TOKENS = 258
 
@@ -55,6 +74,20 @@ _GENERATE = re.compile(r"^/(v1beta|v1)/models/([^/:]+):generateContent$")
 _UPLOAD_START = re.compile(r"^/upload/(v1beta|v1)/files$")
 _UPLOAD_SESSION = re.compile(r"^/upload-session/([0-9a-f]+)$")
 _FILE = re.compile(r"^/(v1beta|v1)/files/([A-Za-z0-9_-]+)$")
+_DOWNLOAD = re.compile(r"^/(v1beta|v1)/files/([A-Za-z0-9_-]+):download$")
+_CACHES = re.compile(r"^/(v1beta|v1)/cachedContents$")
+_CACHE = re.compile(r"^/(v1beta|v1)/cachedContents/([A-Za-z0-9_-]+)$")
+_BATCH_CREATE = re.compile(r"^/(v1beta|v1)/models/([^/:]+):batchGenerateContent$")
+_BATCH = re.compile(r"^/(v1beta|v1)/batches/([A-Za-z0-9_-]+)$")
+
+
+def _seconds(text) -> float:
+    """A protobuf Duration (``"12.5s"``) as seconds; 0 when absent."""
+    return float(str(text).rstrip("s")) if text else 0.0
+
+
+def _parts(body: dict) -> list[dict]:
+    return [p for c in body.get("contents") or [] for p in c.get("parts") or []]
 
 
 def request_text(body: dict) -> str:
@@ -92,9 +125,11 @@ def _stamp(dt: datetime) -> str:
     return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+def _err(code: int, status: str, message: str) -> dict:
+    return {"error": {"code": code, "message": message, "status": status}}
+
+
+class _Server(QuietServer):
     owner: "GeminiTestServer"
 
 
@@ -102,29 +137,12 @@ class _Dropped(Exception):
     """Raised inside a handler to close the connection without an answer."""
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(JsonHandler):
     server: _Server
-
-    def log_message(self, format, *args):  # noqa: A002 - signature fixed by the base class
-        pass
-
-    # -- plumbing ---------------------------------------------------------------------------------
-
-    def _body(self) -> bytes:
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+    content_type = "application/json; charset=UTF-8"
 
     def _send(self, code: int, payload: dict | None, headers: dict | None = None) -> None:
-        data = json.dumps(payload).encode() if payload is not None else b""
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json; charset=UTF-8")
-        self.send_header("Content-Length", str(len(data)))
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
+        self._write(code, json.dumps(payload).encode() if payload is not None else b"", headers)
 
     def _error(self, code: int, status: str, message: str, headers: dict | None = None,
                details: list | None = None) -> None:
@@ -148,18 +166,13 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
-    def do_GET(self):  # noqa: N802 - http.server naming
-        self._dispatch("GET")
 
-    def do_POST(self):  # noqa: N802
-        self._dispatch("POST")
-
-    def do_DELETE(self):  # noqa: N802
-        self._dispatch("DELETE")
-
-
-class GeminiTestServer:
+class GeminiTestServer(LocalServer):
     """See the module docstring. Start with :meth:`start` or ``with GeminiTestServer(...) as s:``."""
+
+    thread_name = "gemini-test-server"
+    server_class = _Server
+    handler = _Handler
 
     def __init__(
         self,
@@ -172,6 +185,12 @@ class GeminiTestServer:
         processing_polls: int = 1,
         fail_files: bool = False,
         seed: int = 0,
+        min_cache_tokens: int = 1024,
+        media_tokens_per_s: float | None = None,
+        file_part_tokens: int = FILE_PART_TOKENS,
+        batch_pending_polls: int = 1,
+        batch_running_polls: int = 1,
+        batch_error_marker: str = "BATCH-ITEM-FAILS",
     ):
         self.reply_fn = reply_fn or default_reply
         self.latency_s = latency_s
@@ -182,8 +201,6 @@ class GeminiTestServer:
         self.fail_files = fail_files
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
-        self._httpd: _Server | None = None
-        self._thread: threading.Thread | None = None
         self._sessions: dict[str, dict] = {}
         self.files: dict[str, dict] = {}  # id -> {"resource": ..., "data": bytes, "gets": int}
         self.generate_requests: list[dict] = []
@@ -197,39 +214,31 @@ class GeminiTestServer:
         self.upload_starts = 0
         self.uploads = 0
         self.file_gets = 0
+        self.min_cache_tokens = min_cache_tokens
+        self.media_tokens_per_s = media_tokens_per_s
+        self.file_part_tokens = file_part_tokens
+        self.batch_pending_polls = batch_pending_polls
+        self.batch_running_polls = batch_running_polls
+        self.batch_error_marker = batch_error_marker
+        self.caches: dict[str, dict] = {}  # id -> {"resource": ..., "body": ..., "tokens": int}
+        self.cache_creates = 0
+        self.cache_gets = 0
+        self.cache_deletes = 0
+        self.cached_generates = 0  # generate requests answered from a cached content
+        self.batches: dict[str, dict] = {}  # id -> {"resource", "items", "gets", "from_file"}
+        self.batch_creates = 0
+        self.batch_gets = 0
+        self.batch_items = 0  # batch items answered (each once, when its job succeeds)
+        self.downloads = 0
+        self._batches_held = False
         self._hold_after: int | None = None
         self._release = threading.Event()
         self._drop_held = False
 
-    # -- lifecycle --------------------------------------------------------------------------------
+    # -- lifecycle (start, stop, port: LocalServer) -----------------------------------------------
 
-    def start(self) -> "GeminiTestServer":
-        httpd = _Server(("127.0.0.1", 0), _Handler)
-        httpd.owner = self
-        self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="gemini-test-server", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is None:
-            return
+    def _before_stop(self) -> None:
         self.release(drop=True)
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._httpd = None
-
-    def __enter__(self) -> "GeminiTestServer":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "server not started"
-        return self._httpd.server_address[1]
 
     @property
     def base_url(self) -> str:
@@ -256,6 +265,20 @@ class GeminiTestServer:
         with self._lock:
             self.files.clear()
 
+    def expire_caches(self) -> None:
+        """End every cached content now (as its TTL passing would)."""
+        with self._lock:
+            self.caches.clear()
+
+    def hold_batches(self) -> None:
+        """Keep every batch job RUNNING (once past PENDING) until :meth:`release_batches`."""
+        with self._lock:
+            self._batches_held = True
+
+    def release_batches(self) -> None:
+        with self._lock:
+            self._batches_held = False
+
     def prompts(self) -> list[str]:
         """The text of every generate request received, in arrival order."""
         with self._lock:
@@ -270,6 +293,16 @@ class GeminiTestServer:
             return self._upload_start(h, body)
         if method == "POST" and (m := _UPLOAD_SESSION.match(path)):
             return self._upload_chunk(h, m.group(1), body)
+        if method == "POST" and (m := _BATCH_CREATE.match(path)):
+            return self._batch_create(h, m.group(2), body)
+        if method == "GET" and (m := _BATCH.match(path)):
+            return self._batch_get(h, m.group(2))
+        if method == "POST" and _CACHES.match(path):
+            return self._cache_create(h, body)
+        if method in ("GET", "DELETE") and (m := _CACHE.match(path)):
+            return self._cache_get(h, m.group(2), delete=method == "DELETE")
+        if method == "GET" and (m := _DOWNLOAD.match(path)):
+            return self._download(h, m.group(2))
         if method == "GET" and (m := _FILE.match(path)):
             return self._file_get(h, m.group(2))
         if method == "DELETE" and (m := _FILE.match(path)):
@@ -321,8 +354,34 @@ class GeminiTestServer:
                                 "(e.g. check quota).", headers, details)
             return h._error(500, "INTERNAL", "An internal error has occurred.")
 
-        # Files referenced must exist and be ACTIVE.
-        for uri in request_file_uris(body):
+        code, payload = self._answer(model, body, malformed=malformed)
+        if code != 200:
+            err = payload["error"]
+            return h._error(code, err["status"], err["message"])
+        h._send(200, payload)
+        with self._lock:
+            if "candidates" in payload:
+                self.generate_ok += 1
+
+    # -- answering (generate requests and batch items) ---------------------------------------------
+
+    def _media_tokens(self, parts: list[dict]) -> int:
+        total = 0
+        for part in parts:
+            if not (part.get("fileData") or part.get("file_data")):
+                continue
+            meta = part.get("videoMetadata") or part.get("video_metadata") or {}
+            start = _seconds(meta.get("startOffset") or meta.get("start_offset"))
+            end = meta.get("endOffset") or meta.get("end_offset")
+            if self.media_tokens_per_s is not None and end:
+                total += round((_seconds(end) - start) * self.media_tokens_per_s)
+            else:
+                total += self.file_part_tokens
+        return total
+
+    def _missing_file(self, parts: list[dict]) -> tuple[int, dict] | None:
+        """The 400 answer for a referenced file that is unknown or not ACTIVE, else None."""
+        for uri in request_file_uris({"contents": [{"parts": parts}]}):
             fid = uri.rstrip("/").rsplit("/", 1)[-1]
             with self._lock:
                 entry = self.files.get(fid)
@@ -331,37 +390,232 @@ class GeminiTestServer:
                 with self._lock:
                     self.rejected += 1
                 what = "does not exist" if state is None else f"is in state {state}"
-                return h._error(400, "FAILED_PRECONDITION",
-                                f"The File {fid} is not in an ACTIVE state ({what}) and usage "
-                                "is not allowed.")
+                return 400, _err(400, "FAILED_PRECONDITION",
+                                 f"The File {fid} is not in an ACTIVE state ({what}) and usage "
+                                 "is not allowed.")
+        return None
 
-        prompt_tokens = len(request_text(body).split()) + FILE_PART_TOKENS * len(
-            request_file_uris(body))
+    def _answer(self, model: str, body: dict, *, malformed: bool = False) -> tuple[int, dict]:
+        """(HTTP status, body) for one generate request: a cached content named by
+        ``cachedContent`` comes first, referenced files must be ACTIVE."""
+        cached_tokens, cached_body = 0, None
+        name = body.get("cachedContent") or body.get("cached_content")
+        if name:
+            cid = str(name).rsplit("/", 1)[-1]
+            with self._lock:
+                entry = self._live_cache(cid)
+                if entry is not None:
+                    cached_tokens, cached_body = entry["tokens"], entry["body"]
+            if cached_body is None:
+                with self._lock:
+                    self.rejected += 1
+                return 403, _err(403, "PERMISSION_DENIED",
+                                 f"CachedContent not found (or permission denied): {name}")
+        own_parts = _parts(body)
+        missing = self._missing_file(own_parts + (_parts(cached_body) if cached_body else []))
+        if missing is not None:
+            return missing
+        prompt_tokens = cached_tokens + len(request_text(body).split()) + self._media_tokens(own_parts)
+        usage = {"promptTokenCount": prompt_tokens, "totalTokenCount": prompt_tokens}
+        if cached_tokens:
+            usage["cachedContentTokenCount"] = cached_tokens
         if malformed:
             with self._lock:
                 self.malformed += 1
-            return h._send(200, {"usageMetadata": {"promptTokenCount": prompt_tokens,
-                                                   "totalTokenCount": prompt_tokens},
-                                 "modelVersion": model})
+            return 200, {"usageMetadata": usage, "modelVersion": model}
+        seen = dict(body)
+        if cached_body is not None:  # the reply function sees the whole context, cache first
+            seen["contents"] = list(cached_body.get("contents") or []) + list(body.get("contents") or [])
         try:
-            text = self.reply_fn(body)
+            text = self.reply_fn(seen)
         except Exception as exc:  # noqa: BLE001 - a broken reply_fn is reported as a 500
             with self._lock:
                 self.faults += 1
-            return h._error(500, "INTERNAL", f"reply_fn failed: {exc}")
+            return 500, _err(500, "INTERNAL", f"reply_fn failed: {exc}")
         out_tokens = max(1, len(text.split()))
-        payload = {
+        if cached_tokens:
+            with self._lock:
+                self.cached_generates += 1
+        usage.update(candidatesTokenCount=out_tokens, totalTokenCount=prompt_tokens + out_tokens)
+        return 200, {
             "candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
                             "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": prompt_tokens,
-                              "candidatesTokenCount": out_tokens,
-                              "totalTokenCount": prompt_tokens + out_tokens},
+            "usageMetadata": usage,
             "modelVersion": model,
             "responseId": uuid.uuid4().hex[:16],
         }
-        h._send(200, payload)
+
+    # -- cached contents ----------------------------------------------------------------------------
+
+    def _live_cache(self, cid: str) -> dict | None:
+        """The cache entry if it exists and has not expired (call under the lock)."""
+        entry = self.caches.get(cid)
+        if entry is None:
+            return None
+        if entry["expires"] <= datetime.now(timezone.utc):
+            self.caches.pop(cid, None)
+            return None
+        return entry
+
+    def _cache_create(self, h: _Handler, raw: bytes) -> None:
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            return h._error(400, "INVALID_ARGUMENT", "Invalid JSON payload received.")
+        parts = _parts(body)
+        system = body.get("systemInstruction") or {}
+        tokens = (len(request_text(body).split()) + self._media_tokens(parts)
+                  + len(request_text({"contents": [system]}).split()))
         with self._lock:
-            self.generate_ok += 1
+            self.cache_creates += 1
+        if tokens < self.min_cache_tokens:
+            return h._error(400, "INVALID_ARGUMENT", "Cached content is too small. "
+                            f"total_token_count={tokens}, min_total_token_count={self.min_cache_tokens}")
+        missing = self._missing_file(parts)
+        if missing is not None:
+            err = missing[1]["error"]
+            return h._error(missing[0], err["status"], err["message"])
+        now = datetime.now(timezone.utc)
+        if body.get("expireTime"):
+            expires = datetime.fromisoformat(str(body["expireTime"]).replace("Z", "+00:00"))
+        else:
+            expires = now + timedelta(seconds=_seconds(body.get("ttl")) or 3600)
+        cid = uuid.uuid4().hex[:12]
+        resource = {"name": f"cachedContents/{cid}", "model": body.get("model", ""),
+                    "displayName": body.get("displayName", ""), "createTime": _stamp(now),
+                    "updateTime": _stamp(now), "expireTime": _stamp(expires),
+                    "usageMetadata": {"totalTokenCount": tokens}}
+        with self._lock:
+            self.caches[cid] = {"resource": resource, "body": body, "tokens": tokens,
+                                "expires": expires}
+        h._send(200, resource)
+
+    def _cache_get(self, h: _Handler, cid: str, *, delete: bool) -> None:
+        with self._lock:
+            if delete:
+                self.cache_deletes += 1
+            else:
+                self.cache_gets += 1
+            entry = self._live_cache(cid)
+            if entry is not None and delete:
+                self.caches.pop(cid, None)
+        if entry is None:
+            return h._error(403, "PERMISSION_DENIED",
+                            f"CachedContent not found (or permission denied): cachedContents/{cid}")
+        h._send(200, {} if delete else entry["resource"])
+
+    # -- batch jobs -----------------------------------------------------------------------------------
+
+    def _batch_create(self, h: _Handler, model: str, raw: bytes) -> None:
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            return h._error(400, "INVALID_ARGUMENT", "Invalid JSON payload received.")
+        batch = body.get("batch") or {}
+        source = batch.get("inputConfig") or {}
+        if source.get("fileName"):
+            fid = str(source["fileName"]).rsplit("/", 1)[-1]
+            with self._lock:
+                entry = self.files.get(fid)
+            if entry is None:
+                return h._error(400, "INVALID_ARGUMENT", f"input file {source['fileName']} not found")
+            try:
+                lines = [json.loads(line) for line in entry["data"].decode().splitlines() if line.strip()]
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                return h._error(400, "INVALID_ARGUMENT", f"input file is not JSONL: {exc}")
+            items = [{"request": line.get("request") or {}, "key": line.get("key")} for line in lines]
+        else:
+            items = [{"request": r.get("request") or {}, "metadata": r.get("metadata")}
+                     for r in (source.get("requests") or {}).get("requests") or []]
+        if not items:
+            return h._error(400, "INVALID_ARGUMENT", "batch has no requests")
+        bid = uuid.uuid4().hex[:12]
+        now = _stamp(datetime.now(timezone.utc))
+        resource = {"name": f"batches/{bid}",
+                    "metadata": {"@type": "type.googleapis.com/google.ai.generativelanguage.v1main."
+                                          "GenerateContentBatch",
+                                 "model": f"models/{model}", "displayName": batch.get("displayName", ""),
+                                 "createTime": now, "updateTime": now, "state": "BATCH_STATE_PENDING",
+                                 "batchStats": {"requestCount": str(len(items))}}}
+        with self._lock:
+            self.batch_creates += 1
+            self.batches[bid] = {"resource": resource, "items": items, "gets": 0, "model": model,
+                                 "from_file": bool(source.get("fileName"))}
+        h._send(200, resource)
+
+    def _batch_get(self, h: _Handler, bid: str) -> None:
+        with self._lock:
+            self.batch_gets += 1
+            job = self.batches.get(bid)
+            if job is not None:
+                job["gets"] += 1
+                meta = job["resource"]["metadata"]
+                state = meta["state"]
+                if state == "BATCH_STATE_PENDING" and job["gets"] > self.batch_pending_polls:
+                    state = "BATCH_STATE_RUNNING"
+                run_gets = job["gets"] - self.batch_pending_polls
+                finish = (state == "BATCH_STATE_RUNNING" and not self._batches_held
+                          and run_gets > self.batch_running_polls)
+                meta["state"] = state
+                meta["updateTime"] = _stamp(datetime.now(timezone.utc))
+        if job is None:
+            return h._error(404, "NOT_FOUND", f"batch batches/{bid} not found")
+        if finish:
+            self._finish_batch(job)
+        with self._lock:
+            resource = json.loads(json.dumps(job["resource"]))
+        h._send(200, resource)
+
+    def _finish_batch(self, job: dict) -> None:
+        """Answer every item of a job (once) and attach the output."""
+        outputs = []
+        for item in job["items"]:
+            request = item["request"]
+            if self.batch_error_marker and self.batch_error_marker in request_text(request):
+                code, payload = 400, _err(400, "INVALID_ARGUMENT", "request refused (per-item error)")
+            else:
+                code, payload = self._answer(job["model"], request)
+            out = {"response": payload} if code == 200 else {"error": payload["error"]}
+            if job["from_file"]:
+                out["key"] = item.get("key")
+            elif item.get("metadata") is not None:
+                out["metadata"] = item["metadata"]
+            outputs.append(out)
+        with self._lock:
+            self.batch_items += len(outputs)
+            meta = job["resource"]["metadata"]
+            done = sum(1 for o in outputs if "response" in o)
+            meta["batchStats"].update(successfulRequestCount=str(done),
+                                      failedRequestCount=str(len(outputs) - done))
+            if job["from_file"]:
+                fid = uuid.uuid4().hex[:12]
+                data = "".join(json.dumps(o) + "\n" for o in outputs).encode()
+                now = _stamp(datetime.now(timezone.utc))
+                self.files[fid] = {"resource": {"name": f"files/{fid}", "mimeType": "application/jsonl",
+                                                "sizeBytes": str(len(data)), "createTime": now,
+                                                "updateTime": now, "state": "ACTIVE",
+                                                "source": "GENERATED",
+                                                "downloadUri": f"{self.base_url}/v1beta/files/{fid}:download"},
+                                   "data": data, "gets": 0}
+                meta["output"] = {"responsesFile": f"files/{fid}"}
+            else:
+                meta["output"] = {"inlinedResponses": {"inlinedResponses": outputs}}
+            meta["state"] = "BATCH_STATE_SUCCEEDED"
+            meta["endTime"] = meta["updateTime"]
+
+    def _download(self, h: _Handler, fid: str) -> None:
+        with self._lock:
+            self.downloads += 1
+            entry = self.files.get(fid)
+        if entry is None:
+            return h._error(403, "PERMISSION_DENIED", f"File {fid} not found")
+        data = entry["data"]
+        h.send_response(200)
+        h.send_header("Content-Type", "application/octet-stream")
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        h.wfile.write(data)
+        h.wfile.flush()
 
     def _upload_start(self, h: _Handler, raw: bytes) -> None:
         if (h.headers.get("X-Goog-Upload-Protocol") or "").lower() != "resumable" or \

@@ -89,9 +89,9 @@ def test_report_from_synthetic_tables(tmp_path, tables):
 
     # plots: (a) and (b) for each responder/model, embedded as PNG, and written beside the Markdown
     images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
-    assert len(images) == 4 and all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
+    assert len(images) == 5 and all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
     linked = re.findall(r"\]\((report_figures/[^)]+\.png)\)", md)
-    assert len(linked) == 4 and all((md_path.parent / p).read_bytes().startswith(b"\x89PNG") for p in linked)
+    assert len(linked) == 5 and all((md_path.parent / p).read_bytes().startswith(b"\x89PNG") for p in linked)
     assert "<script" not in page and not re.search(r'(src|href)="(https?:)?//', page)  # self-contained
 
     # the main table's numbers are in both files
@@ -140,7 +140,7 @@ def test_partial_and_old_tables_do_not_crash(tables):
     assert "no judge is configured" in report.markdown
     assert "Counted from the scores table" in report.markdown  # no verdicts given
     assert "shortcut_audit table is empty or missing" in report.markdown
-    assert report.html.count('<img src="data:image/png;base64,') == 4 and len(report.figures) == 4
+    assert report.html.count('<img src="data:image/png;base64,') == 5 and len(report.figures) == 5  # leaderboard + (a), (b) × 2
 
 
 def test_report_from_warehouse_reads_the_data_folder(tmp_path, tables):
@@ -156,10 +156,26 @@ def test_report_from_warehouse_reads_the_data_folder(tmp_path, tables):
     md_path, html_path = report_from_warehouse(paths)
     md = md_path.read_text(encoding="utf-8")
     assert "Every table is empty" not in md and "shortcut_audit table is empty or missing" in md
-    assert "### alpha / m1" in md and html_path.read_text().count("data:image/png;base64,") == 4
+    assert "### alpha / m1" in md and html_path.read_text().count("data:image/png;base64,") == 5
     rule = int((tables["verdicts"]["scored_by"] == "rule").sum())
     assert rule > 0 and "(no verdicts given)" not in md
     # a second report replaces the first and leaves no stale plot behind
     (paths.reports / "report_figures" / "a_gone.png").write_bytes(b"old")
     report_from_warehouse(paths)
     assert not (paths.reports / "report_figures" / "a_gone.png").exists()
+
+
+def test_leaderboard_comes_first_with_every_responder_level_and_condition(tables):
+    from epic_levels_pipeline.reporting.report import SECTION_LEADERBOARD, leaderboard_table
+
+    built = build_report(tables["scores"], tables["paired"], tables["over_marking"], tables["shortcut_audit"],
+                         tables["verdicts"])
+    assert _headings(built.markdown)[0] == SECTION_LEADERBOARD
+    assert "leaderboard.png" in built.figures and built.figures["leaderboard.png"].startswith(b"\x89PNG")
+    board = leaderboard_table(built.main_table)
+    assert set(board["format"]) == {"*"} and set(board["condition"]) == {"clip", "no_clip", "silenced"}
+    assert set(board["level"]) == {"L1", "L2", "*"} and set(board["responder"]) == {"alpha", "beta"}
+    section = built.markdown.split("## " + SECTION_LEADERBOARD)[1].split("\n## ")[0]
+    alpha_clip = board[(board["responder"] == "alpha") & (board["condition"] == "clip") & (board["level"] == "*")].iloc[0]
+    assert fmt_interval(alpha_clip["chance_corrected"], alpha_clip["ci_low"], alpha_clip["ci_high"]) in section
+    assert section.index("| alpha / m1 | clip |") < section.index("| beta / m1 | clip |")

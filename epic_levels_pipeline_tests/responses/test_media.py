@@ -189,7 +189,7 @@ def test_ffmpeg_failure_mid_write_leaves_no_partial_file(cut, tmp_path, monkeypa
         Path(args[-1]).write_bytes(b"half an mp4")  # the temp output path is ffmpeg's last argument
         raise MediaError(f"{path}: {what} failed (ffmpeg exit 1): killed")
 
-    monkeypatch.setattr(media, "_run", dies_midway)
+    monkeypatch.setattr(media, "run_ffmpeg", dies_midway)
     with pytest.raises(MediaError, match="killed"):
         silence_audio(clip, tmp_path / "x.silenced.mp4")
     assert list(tmp_path.iterdir()) == []

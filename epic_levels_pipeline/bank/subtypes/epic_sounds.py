@@ -132,6 +132,12 @@ def gen_movement_at_cue(view: ClipView):
 
 
 def gen_purpose(view: ClipView):
+    """"At the moment you hear <cue>, what is the camera wearer getting ready to do?" The key is what the
+    cued action leads to: the next labelled action (a different verb–noun pair) that involves an object
+    of the cued action — its main noun or any other noun it names ("take glass" → "pour water into the
+    glass"). When no later action in the window shares an object, there is no question (counted as a
+    drop); a later action that shares none is not a purpose, however soon it follows. It must start at
+    least 1 s after the cue, and no unlabelled narration may start in between (it could be the one)."""
     for item in _cues(view):
         if item[0] == "skip":
             yield item
@@ -143,7 +149,7 @@ def gen_purpose(view: ClipView):
         found = S.next_after_cue(view, {"cue_class": c})
         anchor, nxt = found if found else (None, None)
         if nxt is None:
-            _, reason = view.next_narration(anchor) if anchor is not None else (None, "no action at the cue")
+            _, reason = view.next_narration(anchor, shares_object=True) if anchor is not None else (None, "no action at the cue")
             yield _skip(reason or "no next action")
             continue
         if nxt.start_s - occ.mid_s < 1.0:

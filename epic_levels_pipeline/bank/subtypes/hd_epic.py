@@ -72,7 +72,14 @@ def gen_easy_object(view: ClipView):
         )
 
 
+CUE_COVER_S = 0.5  # "about N seconds in": the key's row comes within this of N
+CUE_CLEAR_S = 1.5  # ... and no other option's object moves within this of N
+
+
 def gen_object_moment(view: ClipView):
+    """"About N seconds into the clip, which object is the camera wearer moving?" — asked only when the
+    key's track covers N within ±:data:`CUE_COVER_S` and no other option's object moves within
+    ±:data:`CUE_CLEAR_S` of N (those objects never become distractors); ``at_s`` is N, inside the row."""
     clip = view.clip
     tracks = view.tracks
     if not len(tracks):
@@ -91,7 +98,13 @@ def gen_object_moment(view: ClipView):
         if names != {r.object_name}:
             yield _skip("more than one object moves around the cued time")
             continue
+        instant = clip.start_s + offset
+        if not r.start_s - CUE_COVER_S <= instant <= r.stop_s + CUE_COVER_S:
+            yield _skip(f"the key's row does not cover the cued second within {CUE_COVER_S} s")
+            continue
         used.add(offset)
+        # No other option may be active near the cue: every object moving within CUE_CLEAR_S is excluded.
+        near = S.objects_near(view, instant, CUE_CLEAR_S)
         when = seconds_phrase(offset)
         yield Draft(
             "low_object_moment", {"offset_s": offset},
@@ -99,10 +112,10 @@ def gen_object_moment(view: ClipView):
             f"About {when} into the clip, which object is the camera wearer moving?",
             f"About {when} into the clip, the camera wearer is moving the {{option}}.",
             _answer(view, f"object:{r.object_name}", [f"object_track:{r.row_id}"]), "object", "entity",
-            [Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "answer", at_s=float(clip.start_s + offset),
+            [Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "answer", at_s=float(instant),
                       label=f"{r.object_name} (raw: {r.raw_name})")],
             True, "exactly one object moves at the cued time",
-            exclude={f"object:{n}" for n in names},
+            exclude={f"object:{n}" for n in names | near},
         )
 
 

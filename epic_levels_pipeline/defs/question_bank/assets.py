@@ -5,7 +5,7 @@
 import dagster as dg
 import pandas as pd
 
-from ...bank.checks import key_problems, level_problems, shortcut_rates
+from ...bank.checks import key_problems, level_problems, option_problems, shortcut_rates
 from ...annotations.catalogue import Catalogue
 from ...bank.clip_view import ClipView
 from ...annotations.clips import Clip
@@ -24,6 +24,8 @@ class QuestionBankConfig(dg.Config):
 
     variants: dict[str, list[str]] = {k: list(v) for k, v in DEFAULT_VARIANTS.items()}
     max_per_subtype: int = 3
+    distractor_rule: str = "uniform_rank"  # or "uniform" (no frequency matching): bank/distractors.py RULES
+    distractor_seed: int | None = None  # None: the project's seed
 
 
 def level_subtype_table(questions: pd.DataFrame) -> str:
@@ -47,6 +49,9 @@ def level_subtype_table(questions: pd.DataFrame) -> str:
                           description="Exactly one option is true by the solver, and it is the stored key."),
         dg.AssetCheckSpec("level_matches_provenance", asset="questions", blocking=True,
                           description="The scope derived from each question's evidence equals its subtype's scope."),
+        dg.AssetCheckSpec("distinct_options", asset="questions", blocking=True,
+                          description="No two options of a question are the same entity after normalisation, "
+                                      "or nested in one another (word sets; head noun for entities)."),
         dg.AssetCheckSpec("presence_shortcut", asset="questions", blocking=False,
                           description="Presence oracle near chance on L2+ questions with same-clip distractors."),
     ],
@@ -54,9 +59,11 @@ def level_subtype_table(questions: pd.DataFrame) -> str:
 def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig, project: ProjectResource,
                   clip_annotations: dict[str, pd.DataFrame], entity_catalogue: Catalogue):
     bank_config = BankConfig(variants={k: tuple(v) for k, v in config.variants.items()},
-                             max_per_subtype=config.max_per_subtype, seed=project.seed)
+                             max_per_subtype=config.max_per_subtype,
+                             seed=project.seed if config.distractor_seed is None else config.distractor_seed,
+                             distractor_rule=config.distractor_rule)
     questions, pools, meta_q, meta_p = {}, {}, {}, {}
-    key_issues, level_issues = [], []
+    key_issues, level_issues, option_issues = [], [], []
     for key in clip_keys(context):
         clip, rows = Clip.from_key(key), clip_annotations[key]
         bank = build_bank(clip, rows, entity_catalogue, bank_config)
@@ -73,16 +80,20 @@ def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig,
         meta_p[key] = table_metadata(bank.pools, ["question_id", "distractor_strategy", "role", "text", "present", "chosen"], 8)
         key_issues += key_problems(q, ClipView(clip, rows, entity_catalogue))
         level_issues += level_problems(q)
+        option_issues += option_problems(q)
     # Blocking checks run before anything is written: a failing bank never replaces the last good one.
     n = sum(len(q) for q in questions.values())
     yield dg.AssetCheckResult(check_name="one_key_per_question", asset_key="questions", passed=not key_issues,
                               metadata={"questions": n, "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in key_issues) or "_(none)_")})
     yield dg.AssetCheckResult(check_name="level_matches_provenance", asset_key="questions", passed=not level_issues,
                               metadata={"questions": n, "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in level_issues) or "_(none)_")})
-    if key_issues or level_issues:
-        raise dg.Failure(description=f"{len(key_issues) + len(level_issues)} question(s) failed blocking checks for "
-                                     f"{', '.join(questions)}; the last good question bank is kept",
-                         metadata={"problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in key_issues + level_issues)[:20000])})
+    yield dg.AssetCheckResult(check_name="distinct_options", asset_key="questions", passed=not option_issues,
+                              metadata={"questions": n, "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in option_issues) or "_(none)_")})
+    issues = key_issues + level_issues + option_issues
+    if issues:
+        raise dg.Failure(description=f"{len(issues)} question(s) failed blocking checks for {', '.join(questions)}; "
+                                     "the last good question bank is kept", metadata={"problems": dg.MetadataValue.md(
+                                         "\n".join(f"- {p}" for p in issues)[:20000])})
     yield dg.Output(questions, output_name="questions", metadata=batch_metadata(meta_q))
     yield dg.Output(pools, output_name="distractor_pools", metadata=batch_metadata(meta_p))
     rates = shortcut_rates(pd.concat(list(questions.values()), ignore_index=True))

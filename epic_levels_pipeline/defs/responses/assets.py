@@ -55,14 +55,13 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
     try:
         runs = evaluation.model_runs(cache)
         for key in clip_keys(context):
-            clip, clip_items, media_rows = Clip.from_key(key), items[key], clip_media[key]
+            clip, clip_items = Clip.from_key(key), items[key]
             frames = [offline_responses(clip, clip_items, questions[key], clip_annotations[key], entity_catalogue,
                                         evaluation.offline())]
             call_stats = {}
-            media = ClipMediaInfo(**{k: v for k, v in media_rows.iloc[0].to_dict().items() if k in ClipMediaInfo.__dataclass_fields__}) \
-                if len(media_rows) else ClipMediaInfo()
+            media = ClipMediaInfo.from_table(clip_media[key])
             for run in runs:
-                frame, stats = model_responses(clip, clip_items, media, run)
+                frame, stats = model_responses(clip, clip_items, media, run, progress=context.log.info)
                 frames.append(frame)
                 if stats is not None:
                     call_stats[run.model] = stats
@@ -87,4 +86,9 @@ def _responses_metadata(out: pd.DataFrame, call_stats: dict) -> dict:
             [{"model": m, "requests": s.requests, "cache_hits": s.cache_hits, "calls_made": s.calls_made,
               "retries": s.retries, "errors": s.errors, "seconds": round(s.elapsed_s, 2)} for m, s in call_stats.items()]))),
     })
+    batches = [{"model": m, **job} for m, s in call_stats.items() for job in getattr(s, "jobs", [])]
+    if batches:
+        meta["batch_jobs"] = dg.MetadataValue.md(markdown_table(pd.DataFrame(batches)))
+        meta["batch_progress"] = dg.MetadataValue.text(
+            "; ".join(f"{m}: {s.progress_line()}" for m, s in call_stats.items() if hasattr(s, "progress_line")))
     return meta

@@ -8,6 +8,7 @@ from ...scoring.verdicts import verdicts as make_verdicts
 from ...scoring.metrics.tables import over_marking as make_over_marking
 from ...scoring.metrics.tables import paired_comparisons as make_pairs
 from ...scoring.metrics.tables import scores as make_scores
+from ...scoring.metrics.tables import PRIOR_MIN_N, prior_audit, prior_shortcuts
 from ...scoring.metrics.tables import shortcut_audit as make_audit
 from ..evaluation import EvaluationResource
 from ..metadata import batch_metadata, counts_markdown, markdown_table, table_metadata
@@ -92,17 +93,30 @@ def over_marking(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
 
 
 @dg.asset(
-    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1", automation_condition=CROSS_CLIP,
-    ins={"questions": dg.AssetIn(partition_mapping=ALL_CLIPS), "verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="2", automation_condition=CROSS_CLIP,
+    ins={"questions": dg.AssetIn(partition_mapping=ALL_CLIPS), "verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS),
+         "items": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="Shortcut audit per subtype × distractor strategy × responder/model: presence-oracle rate (no model "
-                "needed), blind gap (no-clip accuracy − chance), silenced gap (clip − silenced accuracy).",
+                "needed), blind gap (no-clip accuracy − chance), silenced gap (clip − silenced accuracy), and the "
+                "text-only priors: blind (most frequent option) and anti-prior (least frequent) rates with "
+                "clip-clustered intervals, in multiple choice and yes/no.",
+    check_specs=[dg.AssetCheckSpec("prior_shortcut", asset="shortcut_audit", blocking=False,
+                                   description=f"Blind and anti-prior intervals contain chance for every subtype × "
+                                               f"strategy × format with n ≥ {PRIOR_MIN_N}.")],
 )
-def shortcut_audit(questions: pd.DataFrame, verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    frame = make_audit(shortcut_rates(questions), verdicts)
+def shortcut_audit(questions: pd.DataFrame, verdicts: pd.DataFrame, items: pd.DataFrame):
+    priors = prior_audit(questions, items)
+    frame = make_audit(shortcut_rates(questions), verdicts, priors)
     presence = frame.drop_duplicates(["dataset", "subtype", "distractor_strategy"])[
         ["dataset", "subtype", "level", "distractor_strategy", "n", "singles_out_key", "presence_oracle_rate", "chance"]]
-    return dg.Output(frame, metadata={**table_metadata(frame),
-                                      "presence_oracle": dg.MetadataValue.md(markdown_table(presence.round(3), 40))})
+    yield dg.Output(frame, metadata={**table_metadata(frame),
+                                     "presence_oracle": dg.MetadataValue.md(markdown_table(presence.round(3), 40)),
+                                     "priors": dg.MetadataValue.md(markdown_table(priors.round(3), 80))})
+    flagged = prior_shortcuts(priors)
+    yield dg.AssetCheckResult(check_name="prior_shortcut", asset_key="shortcut_audit", passed=not len(flagged),
+                              severity=dg.AssetCheckSeverity.WARN,
+                              metadata={"flagged": len(flagged),
+                                        "rows": dg.MetadataValue.md(markdown_table(flagged.round(3), 40) if len(flagged) else "_(none)_")})
 
 
 @dg.asset(
@@ -129,7 +143,7 @@ def judge_audit(project: ProjectResource, evaluation: EvaluationResource, verdic
 
 @dg.asset(
     group_name="scoring", kinds={"html", "markdown"}, code_version="1", automation_condition=CROSS_CLIP,
-    deps=["scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit"],
+    deps=["scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit", "caption_scores"],
     ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="The human report (Markdown and a self-contained HTML page with plots) under data/reports/.",
 )
@@ -138,11 +152,13 @@ def report(project: ProjectResource, verdicts: pd.DataFrame) -> dg.MaterializeRe
 
     paths = project.paths
     tables = {name: load_table(paths, name) for name in ("scores", "paired_comparisons", "over_marking",
-                                                         "shortcut_audit", "judge_audit")}
+                                                         "shortcut_audit", "judge_audit", "caption_scores",
+                                                         "caption_alignments")}
+    captions = {"caption_scores": tables["caption_scores"], "caption_alignments": tables["caption_alignments"]}
     md, html = write_report(paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
-                            tables["shortcut_audit"], verdicts, tables["judge_audit"])
+                            tables["shortcut_audit"], verdicts, tables["judge_audit"], **captions)
     built = build_report(tables["scores"], tables["paired_comparisons"], tables["over_marking"], tables["shortcut_audit"],
-                         verdicts, tables["judge_audit"])
+                         verdicts, tables["judge_audit"], **captions)
     return dg.MaterializeResult(metadata={
         "markdown": dg.MetadataValue.path(str(md)), "html": dg.MetadataValue.path(str(html)),
         "main_table": dg.MetadataValue.md(markdown_table(built.main_table, 80)),

@@ -29,12 +29,26 @@ Decisions and edge cases:
 * **Parts**: the media part first (with ``VideoMetadata(start_offset, end_offset)`` — Duration strings
   such as ``"12.5s"`` — when offsets are given), then the prompt text. Offsets < 0 or end <= start
   give an ``error`` result.
+* **Context caching** (``GeminiSettings.context_cache``, on by default): per clip window — model,
+  media file, offsets, ``fps``, ``media_resolution``, ``system_instruction`` (:meth:`context_identity`)
+  — one cached content holding the media part (and the instruction) is made with ``caches.create``
+  (TTL ``context_cache_ttl_s``) and named by every request of that window, which then sends only its
+  text (``GenerateContentConfig(cached_content=...)``). Concurrent requests wait on one creation. The
+  name is recorded in the cache's ``context_caches`` table, so a later (e.g. resumed) run checks it
+  with ``caches.get`` and reuses it while it lives. Below the model's minimum cacheable size
+  (:mod:`.gemini_tokens`, estimated from the offsets when given) or when creation fails, the window is
+  sent uncached for the rest of the process and ``route`` says why. A generate answered "cached
+  content not found" (expired or deleted mid-run) recreates the cache once — one creation however
+  many requests notice — and asks again. :meth:`end_run` (called by the runner after a clip's calls)
+  deletes the caches used. ``route`` is ``video=cached_content(<name>)``, ``video=file[;uncached(why)]``
+  or ``text``; ``cached_tokens`` is ``cached_content_token_count``.
+* **Batch mode**: :meth:`run_batch` (:mod:`.gemini_batch`).
 * **Reply**: ``response.text`` (text parts of the first candidate, thoughts excluded). No text (no
   candidates, safety block, token budget spent) → ``error`` with the finish/block reason. When
   ``response_mime_type`` is ``application/json`` the text must parse as JSON, carry the schema's
   required top-level keys and respect top-level ``enum`` values, else ``error`` (the text is kept in
-  ``reply`` for audit). Tokens: ``prompt_token_count`` and ``candidates_token_count`` (thinking tokens
-  are not counted as output). ``latency_s`` times ``generate_content`` only (not uploads).
+  ``reply`` for audit). Tokens: ``prompt_token_count`` (cached tokens included) and ``candidates_token_count``
+  (thinking tokens are not counted as output). ``latency_s`` times ``generate_content`` only (not uploads).
 * **Thinking**: ``thinking_budget=0`` by default, because on 2.5-flash thinking tokens share
   ``max_output_tokens`` and a small budget can otherwise end with no visible text. Set it to None for
   models that refuse a zero budget (2.5-pro) or do not take one.
@@ -50,27 +64,27 @@ Decisions and edge cases:
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import hashlib
 import json
 import mimetypes
 import os
-import re
 import time
 import weakref
-from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 
 from google import genai
 from google.genai import errors, types
 
-from ..cache import CallCache, cache_key as make_cache_key
-from ..calls import CallRequest, CallResult, RetryableError, run_calls
-from ...annotations.language import LETTERS
+from ..cache import CallCache
+from ..calls import CallRequest, CallResult, RetryableError, parse_retry_after, run_blocking
+from .base import DEFAULT_ENDPOINT as _DEFAULT_ENDPOINTS, api_key_from_env as _key_from_env, identity_of, with_identity
+from .gemini_tokens import media_tokens, min_cache_tokens
+from .structured import JudgeCalls, check_json_reply, choice_schema, parse_choice  # noqa: F401 (former home)
 
 RETRYABLE_HTTP = frozenset({408, 429, 500, 502, 503, 504})
 API_VERSION = "v1beta"
-DEFAULT_ENDPOINT = "https://generativelanguage.googleapis.com"
+DEFAULT_ENDPOINT = _DEFAULT_ENDPOINTS["gemini"]
 
 # Gemini's names where they differ from (or are missing in) the platform's mimetypes table.
 _MIME_OVERRIDES = {
@@ -90,11 +104,7 @@ def generation_settings(settings: "GeminiSettings") -> dict:
 
 def api_key_from_env() -> str | None:
     """``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``, else None (blank values count as unset)."""
-    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
-        value = (os.environ.get(name) or "").strip()
-        if value:
-            return value
-    return None
+    return _key_from_env("gemini")
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,8 @@ class GeminiSettings:
     file_poll_interval_s: float = 1.0
     file_wait_timeout_s: float = 300
     thinking_budget: int | None = 0
+    context_cache: bool = True
+    context_cache_ttl_s: float = 3600
 
 
 _SHA_MEMO: dict[tuple[str, int, int], str] = {}
@@ -142,31 +154,13 @@ def duration(seconds: float) -> str:
     return f"{text}s"
 
 
-def _parse_delay(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds, decimals tolerated, or an HTTP date) or a
-    Duration string (``"31s"``, ``"0.5s"``); None when absent or unreadable."""
-    if not value:
-        return None
-    value = value.strip()
-    m = re.fullmatch(r"(\d+(?:\.\d*)?)s?", value)
-    if m:
-        return float(m.group(1))
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
-
-
 def retry_after_of(exc: errors.APIError) -> float | None:
     """The delay a server asked for in an SDK error: ``Retry-After`` header first, then a
     ``google.rpc.RetryInfo`` detail in the error body."""
     headers = getattr(getattr(exc, "response", None), "headers", None)
     if headers is not None:
         try:
-            found = _parse_delay(headers.get("retry-after"))
+            found = parse_retry_after(headers.get("retry-after"))
         except Exception:  # noqa: BLE001 - exotic header objects: fall through to the body
             found = None
         if found is not None:
@@ -175,7 +169,7 @@ def retry_after_of(exc: errors.APIError) -> float | None:
     details = (body.get("error") or {}).get("details") or body.get("details") or []
     for d in details if isinstance(details, list) else []:
         if isinstance(d, dict) and str(d.get("@type", "")).endswith("google.rpc.RetryInfo"):
-            return _parse_delay(d.get("retryDelay"))
+            return parse_retry_after(d.get("retryDelay"))
     return None
 
 
@@ -221,56 +215,27 @@ class _MediaError(Exception):
     """The media file cannot be used; becomes an ``error`` result."""
 
 
-def check_json_reply(text: str, schema: dict | None) -> str | None:
-    """Why ``text`` is not an acceptable structured reply, or None when it is.
+@dataclass(frozen=True)
+class _ContextCache:
+    """A cached content in use: its name, expiry (None: unknown) and cached token count."""
 
-    Checks: valid JSON; when ``schema`` describes an object, a JSON object holding every ``required``
-    key, and every top-level property with an ``enum`` holding one of its values. Deeper levels are
-    not checked (the service enforces the schema; this only guards against a server that did not).
-    """
-    try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as exc:
-        return f"reply is not valid JSON ({exc})"
-    if not schema or str(schema.get("type", "")).upper() != "OBJECT":
-        return None
-    if not isinstance(value, dict):
-        return "reply is not a JSON object"
-    for key in schema.get("required") or []:
-        if key not in value:
-            return f"reply lacks required key {key!r}"
-    for key, prop in (schema.get("properties") or {}).items():
-        enum = prop.get("enum") if isinstance(prop, dict) else None
-        if enum and key in value and value[key] not in enum:
-            return f"reply {key}={value[key]!r} is not one of {enum}"
-    return None
+    name: str
+    expire_time: datetime | None
+    token_count: int = 0
+
+    def expired(self, margin_s: float = 5.0) -> bool:
+        if self.expire_time is None:
+            return False
+        when = self.expire_time if self.expire_time.tzinfo else self.expire_time.replace(
+            tzinfo=timezone.utc)
+        return when <= datetime.now(timezone.utc) + timedelta(seconds=margin_s)
 
 
-def choice_schema(n_candidates: int) -> dict:
-    """Gemini response schema: ``{"choice": one of "A".."<n-th letter>" or "none"}``."""
-    if not 1 <= n_candidates <= len(LETTERS):
-        raise ValueError(f"n_candidates must be in 1..{len(LETTERS)}, got {n_candidates}")
-    return {
-        "type": "OBJECT",
-        "properties": {"choice": {"type": "STRING",
-                                  "enum": [*LETTERS[:n_candidates], "none"]}},
-        "required": ["choice"],
-    }
-
-
-def parse_choice(text: str, n_candidates: int) -> str | None:
-    """The letter chosen in a judge reply, or None for ``"none"``; ValueError when the reply is not
-    ``{"choice": <letter among the first n_candidates> | "none"}``. Letters are matched exactly
-    (upper case): the schema's enum allows nothing else."""
-    value = json.loads(text)
-    if not isinstance(value, dict) or "choice" not in value:
-        raise ValueError(f"judge reply has no 'choice': {text[:200]!r}")
-    choice = value["choice"]
-    if choice == "none":
-        return None
-    if isinstance(choice, str) and len(choice) == 1 and choice in LETTERS[:n_candidates]:
-        return choice
-    raise ValueError(f"judge choice {choice!r} is not among A..{LETTERS[n_candidates - 1]} or none")
+def _cache_gone(exc: BaseException) -> bool:
+    """The service says the referenced cached content does not exist (expired or deleted)."""
+    if not isinstance(exc, errors.APIError) or exc.code not in (400, 403, 404):
+        return False
+    return exc.code in (403, 404) or "cached" in str(exc.message or "").lower()
 
 
 class _LoopState:
@@ -279,7 +244,7 @@ class _LoopState:
         self.locks: dict[str, asyncio.Lock] = {}
 
 
-class GeminiCaller:
+class GeminiCaller(JudgeCalls):
     """``await caller(request) -> CallResult`` against Gemini (see the module docstring); a
     :class:`.base.Provider` (``provider``, ``model``, ``endpoint``).
 
@@ -298,6 +263,11 @@ class GeminiCaller:
     def endpoint(self) -> str:
         return self.settings.base_url or DEFAULT_ENDPOINT
 
+    def generation_settings(self) -> dict:
+        """:func:`generation_settings` plus the caller's identity (provider, model, endpoint): the
+        requests' ``settings``, and so part of their cache key."""
+        return with_identity(generation_settings(self.settings), identity_of(self))
+
     def __init__(self, settings: GeminiSettings | None = None, cache: CallCache | None = None,
                  api_key: str | None = None):
         self.settings = settings or GeminiSettings()
@@ -309,6 +279,10 @@ class GeminiCaller:
             weakref.WeakKeyDictionary())
         self._active: dict[str, tuple[str, str]] = {}  # sha -> (uri, mime), confirmed this process
         self._failed: dict[str, str] = {}  # sha -> why, for this process
+        self._contexts: dict[str, _ContextCache] = {}  # context identity -> live cache
+        self._uncacheable: dict[str, str] = {}  # context identity -> why sent uncached
+        self.context_creations = 0  # cached contents created by this caller
+        self.context_recreations = 0  # of which: replacing one that expired mid-run
 
     # -- client -----------------------------------------------------------------------------------
 
@@ -427,7 +401,8 @@ class GeminiCaller:
 
     # -- calling ----------------------------------------------------------------------------------
 
-    def _config(self, request: CallRequest) -> types.GenerateContentConfig:
+    def _config(self, request: CallRequest, cached_content: str | None = None
+                ) -> types.GenerateContentConfig:
         s, o = self.settings, request.settings or {}
         budget = o.get("thinking_budget", s.thinking_budget)
         schema = o.get("response_schema")
@@ -438,9 +413,11 @@ class GeminiCaller:
             else None,
             response_mime_type=o.get("response_mime_type"),
             response_schema=types.Schema.model_validate(schema) if schema else None,
-            system_instruction=o.get("system_instruction"),
+            # With a cached content the instruction lives in the cache (the API refuses both).
+            system_instruction=None if cached_content else o.get("system_instruction"),
             seed=o.get("seed"),
             media_resolution=o.get("media_resolution"),
+            cached_content=cached_content,
             http_options=types.HttpOptions(
                 timeout=int(s.timeout_s * 1000),
                 retry_options=types.HttpRetryOptions(attempts=1),
@@ -450,55 +427,85 @@ class GeminiCaller:
     def _fail(self, request: CallRequest, message: str, reply: str = "", **extra) -> CallResult:
         return CallResult(request.cache_key, reply, "error", error=message, **extra)
 
+    async def _media_part(self, state: _LoopState, request: CallRequest
+                          ) -> tuple[types.Part | None, str | None, CallResult | None]:
+        """(media part, media sha256, None), or (None, None, an error result); (None, None, None)
+        for a text-only request."""
+        if not request.media_path:
+            return None, None, None
+        start, end = request.start_offset_s, request.end_offset_s
+        if (start is not None and start < 0) or (end is not None and end < 0) or (
+                start is not None and end is not None and end <= start):
+            return None, None, self._fail(request, f"invalid offsets start={start} end={end}")
+        try:
+            sha = request.media_sha256 or await asyncio.to_thread(sha256_file, request.media_path)
+        except OSError as exc:
+            return None, None, self._fail(request, f"media file unreadable: {exc}")
+        try:
+            uri, mime = await self._ensure_file(state, request.media_path, sha)
+        except _MediaError as exc:
+            return None, None, self._fail(request, str(exc))
+        fps = (request.settings or {}).get("fps")
+        meta = None
+        if start is not None or end is not None or fps is not None:
+            meta = types.VideoMetadata(
+                start_offset=duration(start) if start is not None else None,
+                end_offset=duration(end) if end is not None else None,
+                fps=fps)
+        return types.Part(file_data=types.FileData(file_uri=uri, mime_type=mime),
+                          video_metadata=meta), sha, None
+
     async def __call__(self, request: CallRequest) -> CallResult:
         """Answer one request. Raises only RetryableError (for the runner to retry) and truly
         unexpected exceptions (which the runner turns into ``error`` results)."""
         state = self._loop_state()
-        parts: list[types.Part] = []
-        if request.media_path:
-            start, end = request.start_offset_s, request.end_offset_s
-            if (start is not None and start < 0) or (end is not None and end < 0) or (
-                    start is not None and end is not None and end <= start):
-                return self._fail(request, f"invalid offsets start={start} end={end}")
-            try:
-                sha = request.media_sha256 or await asyncio.to_thread(sha256_file,
-                                                                      request.media_path)
-            except OSError as exc:
-                return self._fail(request, f"media file unreadable: {exc}")
-            try:
-                uri, mime = await self._ensure_file(state, request.media_path, sha)
-            except _MediaError as exc:
-                return self._fail(request, str(exc))
-            fps = (request.settings or {}).get("fps")
-            meta = None
-            if start is not None or end is not None or fps is not None:
-                meta = types.VideoMetadata(
-                    start_offset=duration(start) if start is not None else None,
-                    end_offset=duration(end) if end is not None else None,
-                    fps=fps)
-            parts.append(types.Part(file_data=types.FileData(file_uri=uri, mime_type=mime),
-                                    video_metadata=meta))
-        parts.append(types.Part(text=request.prompt))
-
+        media, sha, failed = await self._media_part(state, request)
+        if failed is not None:
+            return failed
+        text = types.Part(text=request.prompt)
         model = request.model or self.settings.model
-        started = time.monotonic()
-        try:
-            response = await state.client.aio.models.generate_content(
-                model=model, contents=[types.Content(role="user", parts=parts)],
-                config=self._config(request))
-        except Exception as exc:  # noqa: BLE001
-            retry = _classify(exc)
-            if retry is not None:
-                raise retry from exc
-            if isinstance(exc, (errors.APIError, errors.UnknownApiResponseError)):
-                return self._fail(request, _describe(exc), latency_s=time.monotonic() - started)
-            raise
-        latency = time.monotonic() - started
+        cached: _ContextCache | None = None
+        route = "video=file" if media is not None else "text"
+        if media is not None and self.settings.context_cache:
+            cached, why = await self._context_cache(state, request, model, media, sha)
+            route = f"video=cached_content({cached.name})" if cached else f"video=file;uncached({why})"
 
+        for attempt in (1, 2):
+            parts = [text] if cached else [p for p in (media, text) if p is not None]
+            started = time.monotonic()
+            try:
+                response = await state.client.aio.models.generate_content(
+                    model=model, contents=[types.Content(role="user", parts=parts)],
+                    config=self._config(request, cached.name if cached else None))
+            except Exception as exc:  # noqa: BLE001
+                if cached is not None and attempt == 1 and _cache_gone(exc):
+                    # Expired (TTL) or deleted mid-run: recreate once (one creation however many
+                    # requests notice together), then ask again.
+                    cached, why = await self._context_cache(state, request, model, media, sha,
+                                                            stale=cached.name)
+                    route = (f"video=cached_content({cached.name});recreated" if cached
+                             else f"video=file;uncached({why})")
+                    continue
+                retry = _classify(exc)
+                if retry is not None:
+                    raise retry from exc
+                if isinstance(exc, (errors.APIError, errors.UnknownApiResponseError)):
+                    return self._fail(request, _describe(exc), latency_s=time.monotonic() - started,
+                                      route=route)
+                raise
+            break
+        return self.result_of(request, response, time.monotonic() - started, route)
+
+    def result_of(self, request: CallRequest, response: types.GenerateContentResponse,
+                  latency_s: float = 0.0, route: str = "") -> CallResult:
+        """The :class:`CallResult` of a generate response (direct or from a batch job): text,
+        tokens (``prompt_token_count`` includes the cached ones; ``cached_content_token_count`` is
+        ``cached_tokens``), and the structured-output check."""
         usage = response.usage_metadata
         tokens = dict(prompt_tokens=(usage.prompt_token_count or 0) if usage else 0,
                       output_tokens=(usage.candidates_token_count or 0) if usage else 0,
-                      latency_s=latency)
+                      cached_tokens=(usage.cached_content_token_count or 0) if usage else 0,
+                      latency_s=latency_s, route=route)
         text = response.text
         if not text:
             return self._fail(request, _empty_reason(response), **tokens)
@@ -508,46 +515,123 @@ class GeminiCaller:
                 return self._fail(request, why, reply=text, **tokens)
         return CallResult(request.cache_key, text, "ok", **tokens)
 
-    # -- judge ------------------------------------------------------------------------------------
+    # -- context caching --------------------------------------------------------------------------
 
-    def judge_request(self, prompt: str, n_candidates: int, *, cache_key: str | None = None,
-                      model: str | None = None, responder: str = "judge",
-                      condition: str = "judge", settings: dict | None = None) -> CallRequest:
-        """A text-only request whose reply is ``{"choice": "A".. | "none"}`` (structured output).
+    def context_identity(self, request: CallRequest, model: str, sha: str) -> str:
+        """What a cached content holds: model, media file, window, sampling rate, resolution and
+        instruction. Every item of one clip file × model × condition shares it."""
+        o = request.settings or {}
+        payload = {"model": model, "media_sha256": sha, "start": request.start_offset_s,
+                   "end": request.end_offset_s, "fps": o.get("fps"),
+                   "media_resolution": o.get("media_resolution"),
+                   "system_instruction": o.get("system_instruction")}
+        text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
 
-        ``settings`` add to (and may override) the structured-output settings. ``cache_key``
-        defaults to :func:`.call_cache.cache_key` of the request's fields. Use with ``run_calls``
-        to judge many items; read replies with :func:`parse_choice`.
-        """
-        merged = {"response_mime_type": "application/json",
-                  "response_schema": choice_schema(n_candidates), **(settings or {})}
-        model = model or self.settings.model
-        key = cache_key or make_cache_key(responder, model, prompt, None, condition, merged)
-        return CallRequest(cache_key=key, responder=responder, model=model, condition=condition,
-                           prompt=prompt, settings=merged)
+    async def _context_cache(self, state: _LoopState, request: CallRequest, model: str,
+                             media: types.Part, sha: str, stale: str | None = None
+                             ) -> tuple["_ContextCache | None", str]:
+        """The live cached content for this request's clip window (created when needed), or
+        (None, why it is sent uncached). ``stale`` names a cache the service said is gone."""
+        ident = self.context_identity(request, model, sha)
+        lock = state.locks.setdefault("context:" + ident, asyncio.Lock())
+        async with lock:
+            known = self._contexts.get(ident)
+            if stale is not None and known is not None and known.name == stale:
+                self._contexts.pop(ident, None)
+                if self.cache is not None:
+                    self.cache.delete_context_cache(ident, stale)
+                known = None
+            if known is not None and not known.expired():
+                return known, ""
+            if ident in self._uncacheable:
+                return None, self._uncacheable[ident]
+            found = None if stale is not None else await self._recorded_context(state, ident)
+            if found is None:
+                found, why = await self._create_context(state, request, model, media, sha, ident)
+                if found is None:
+                    self._uncacheable[ident] = why
+                    return None, why
+                if stale is not None:
+                    self.context_recreations += 1
+            self._contexts[ident] = found
+            return found, ""
 
-    async def judge_choice(self, prompt: str, n_candidates: int, *, cache_key: str | None = None,
-                           model: str | None = None, max_retries: int = 5,
-                           base_delay: float = 0.5, max_delay: float = 30.0
-                           ) -> tuple[str | None, str, CallResult]:
-        """Ask one judge question: ``(choice, raw reply, result)``.
-
-        ``choice`` is the letter, or None when the judge said ``"none"`` *or* the call failed —
-        tell them apart by ``result.status`` (``ok`` vs ``error``). Goes through :func:`run_calls`
-        with ``self.cache``: an ``ok`` answer under ``cache_key`` is reused without calling, and
-        transient errors are retried. No rate limit applies to this single call; to judge many
-        items under a limit, build :meth:`judge_request` s and run them with ``run_calls``.
-        """
-        req = self.judge_request(prompt, n_candidates, cache_key=cache_key, model=model)
-        (result,), _ = await run_calls([req], self, self.cache, rpm=None, concurrency=1,
-                                       max_retries=max_retries, base_delay=base_delay,
-                                       max_delay=max_delay)
-        if result.status != "ok":
-            return None, result.reply, result
+    async def _recorded_context(self, state: _LoopState, ident: str) -> "_ContextCache | None":
+        """A live cache recorded by an earlier (e.g. killed) run, confirmed with ``caches.get``."""
+        row = self.cache.get_context_cache(ident) if self.cache is not None else None
+        if row is None:
+            return None
         try:
-            return parse_choice(result.reply, n_candidates), result.reply, result
-        except (ValueError, json.JSONDecodeError) as exc:
-            return None, result.reply, replace(result, status="error", error=str(exc))
+            got = await state.client.aio.caches.get(name=row.name)
+        except Exception:  # noqa: BLE001 - gone, expired or unreachable: make a new one
+            self.cache.delete_context_cache(ident, row.name)
+            return None
+        found = _ContextCache(got.name or row.name, got.expire_time, row.token_count)
+        if found.expired():
+            self.cache.delete_context_cache(ident, row.name)
+            return None
+        return found
+
+    async def _create_context(self, state: _LoopState, request: CallRequest, model: str,
+                              media: types.Part, sha: str, ident: str
+                              ) -> tuple["_ContextCache | None", str]:
+        s, o = self.settings, request.settings or {}
+        minimum = min_cache_tokens(model)
+        if request.start_offset_s is not None and request.end_offset_s is not None:
+            expected = media_tokens(request.end_offset_s - request.start_offset_s,
+                                    o.get("media_resolution"), o.get("fps"))
+            if expected < minimum:
+                return None, f"~{expected} tokens is below the {minimum}-token minimum of {model}"
+        try:
+            created = await state.client.aio.caches.create(
+                model=model, config=types.CreateCachedContentConfig(
+                    contents=[types.Content(role="user", parts=[media])],
+                    system_instruction=o.get("system_instruction"),
+                    ttl=duration(s.context_cache_ttl_s),
+                    display_name=f"epic-levels {ident[:12]}"))
+        except Exception as exc:  # noqa: BLE001 - any failure: send uncached, say why
+            return None, f"cache creation failed: {_describe(exc)}"
+        if not created.name:
+            return None, "cache creation returned no name"
+        usage = created.usage_metadata
+        found = _ContextCache(created.name, created.expire_time,
+                              (usage.total_token_count or 0) if usage else 0)
+        self.context_creations += 1
+        if self.cache is not None:
+            expire = found.expire_time.isoformat() if found.expire_time else ""
+            self.cache.put_context_cache(ident, found.name, model, sha, found.token_count, expire)
+        return found, ""
+
+    async def release_context_caches(self) -> int:
+        """Delete the cached contents this caller used (the run is over); returns how many. A cache
+        that is already gone counts as deleted. Their rows leave the call cache database."""
+        state = self._loop_state()
+        deleted = 0
+        for ident, found in list(self._contexts.items()):
+            try:
+                await state.client.aio.caches.delete(name=found.name)
+            except errors.ClientError as exc:
+                if exc.code not in (403, 404):
+                    continue  # keep the row: its TTL still ends it, a later run may reuse it
+            except Exception:  # noqa: BLE001
+                continue
+            deleted += 1
+            self._contexts.pop(ident, None)
+            if self.cache is not None:
+                self.cache.delete_context_cache(ident, found.name)
+        return deleted
+
+    def run_batch(self, requests, cache: CallCache | None, **kwargs):
+        """Answer ``requests`` through the Batch API, blocking (:func:`.gemini_batch.run_batch`)."""
+        from .gemini_batch import run_batch
+
+        return run_blocking(run_batch(requests, self, cache, **kwargs))
+
+    def end_run(self) -> None:
+        """The call runner's end-of-run hook: :meth:`release_context_caches`, blocking."""
+        if self._contexts:
+            run_blocking(self.release_context_caches())
 
 
 def _empty_reason(response: types.GenerateContentResponse) -> str:
@@ -567,6 +651,7 @@ def _empty_reason(response: types.GenerateContentResponse) -> str:
     return "empty response: " + ("; ".join(bits) if bits else "no text")
 
 
-def make(model: str, *, base_url: str | None = None, cache: CallCache | None = None) -> GeminiCaller:
+def make(model: str, *, base_url: str | None = None, cache: CallCache | None = None,
+         provider: str = "gemini") -> GeminiCaller:
     """The provider factory (:func:`.base.make_provider`): a caller for ``model`` at ``base_url``."""
     return GeminiCaller(GeminiSettings(model=model, base_url=base_url or None), cache)

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .stats import chance_corrected, paired_summary, score_intervals
+from ...bank.options import prior_pick
 from ...bank.subtypes import is_primary
 
 COUNTED = ("rule", "judge", "unparsed")
@@ -155,9 +156,78 @@ def over_marking(verdicts: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["responder", "model", "condition", "n_wrong", "n_wrong_over_marked", "share"])
 
 
-def shortcut_audit(presence_rates: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
+PRIORS = {"blind": False, "anti_prior": True}  # prior -> picks the least frequent option
+PRIOR_FORMATS = {"multiple_choice": "mc", "yes_no": "yes_no"}
+PRIOR_KEYS = ["dataset", "subtype", "level", "distractor_strategy"]
+PRIOR_COLUMNS = PRIOR_KEYS + ["format", "prior", "n", "n_clips", "rate", "chance", "ci_low", "ci_high",
+                              "chance_corrected", "excludes_chance"]
+PRIOR_MIN_N = 20  # the prior_shortcut check judges groups of at least this many questions
+
+
+def prior_correct(item, question, least: bool) -> bool:
+    """Is a frequency prior right on this item, with no clip? It picks the most (``blind``) or least
+    (``anti_prior``) frequent option by the question's ``option_frequency``; on a yes/no statement it says
+    "yes" exactly when the statement names that option."""
+    pick = prior_pick(list(question.option_frequency), least)
+    if item.format == "yes_no":
+        return (item.statement_value == list(question.option_values)[pick]) == bool(item.statement_true)
+    return pick == int(question.answer_index)
+
+
+def prior_audit(questions: pd.DataFrame, items: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """The text-only priors per subtype × strategy × format (multiple choice, yes/no) × prior: the rate of
+    ``blind`` (most frequent option) and ``anti_prior`` (least frequent), computed from the options'
+    corpus frequencies (no responder run needed, the same under every condition: the priors never see the
+    clip), with clip-clustered intervals (:func:`stats.score_intervals`); ``excludes_chance`` when the
+    interval leaves out the format's chance."""
+    if not len(questions) or not len(items) or "option_frequency" not in questions.columns:
+        return pd.DataFrame(columns=PRIOR_COLUMNS)
+    by_id = {q.question_id: q for q in questions.itertuples(index=False)}
+    its = items[items["format"].isin(list(PRIOR_FORMATS)) & items["question_id"].isin(list(by_id))]
+    rows = []
+    for keys, group in its.groupby(PRIOR_KEYS + ["format"], sort=True):
+        records = list(group.itertuples(index=False))
+        chance = group["chance"].astype(float).to_numpy()
+        clips = group["clip_key"].astype(str).to_numpy()
+        for prior, least in PRIORS.items():
+            ok = np.array([prior_correct(i, by_id[i.question_id], least) for i in records], dtype=bool)
+            (low, high), _ = score_intervals(ok, chance, clips, n_boot=n_boot, seed=seed)
+            ch = float(chance.mean())
+            rows.append({**dict(zip(PRIOR_KEYS + ["format"], keys)), "prior": prior, "n": len(ok),
+                         "n_clips": int(len(set(clips))), "rate": float(ok.mean()), "chance": ch, "ci_low": low,
+                         "ci_high": high, "chance_corrected": chance_corrected(float(ok.mean()), ch),
+                         "excludes_chance": bool(low > ch or high < ch)})
+    return pd.DataFrame(rows, columns=PRIOR_COLUMNS)
+
+
+def prior_shortcuts(priors: pd.DataFrame, min_n: int = PRIOR_MIN_N) -> pd.DataFrame:
+    """The prior rows (n ≥ ``min_n``) whose interval excludes chance: what the ``prior_shortcut`` check flags."""
+    if not len(priors):
+        return priors
+    return priors[(priors["n"] >= min_n) & priors["excludes_chance"].astype(bool)]
+
+
+def _prior_columns(priors: pd.DataFrame) -> pd.DataFrame:
+    """The prior audit wide, one row per subtype × strategy: ``blind_rate_mc``, ``blind_ci_low_mc``, …"""
+    if not len(priors):
+        return pd.DataFrame(columns=PRIOR_KEYS)
+    out = None
+    for (fmt, prior), g in priors.groupby(["format", "prior"]):
+        suffix = PRIOR_FORMATS[fmt]
+        part = g[PRIOR_KEYS + ["n", "rate", "ci_low", "ci_high"]].rename(columns={
+            "n": f"prior_n_{suffix}", "rate": f"{prior}_rate_{suffix}", "ci_low": f"{prior}_ci_low_{suffix}",
+            "ci_high": f"{prior}_ci_high_{suffix}"})
+        if out is not None and f"prior_n_{suffix}" in out.columns:
+            part = part.drop(columns=[f"prior_n_{suffix}"])
+        out = part if out is None else out.merge(part, on=PRIOR_KEYS, how="outer")
+    return out
+
+
+def shortcut_audit(presence_rates: pd.DataFrame, verdicts: pd.DataFrame, priors: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per subtype × strategy × responder/model: presence-oracle rate (no model needed), the blind gap
-    (multiple-choice accuracy without the clip minus chance) and the silenced gap (with sound minus silenced)."""
+    (multiple-choice accuracy without the clip minus chance) and the silenced gap (with sound minus silenced);
+    with ``priors`` (:func:`prior_audit`) also the blind and anti-prior rates with their clip-clustered
+    intervals, in multiple choice (``…_mc``) and yes/no (``…_yes_no``)."""
     mc = _counted(verdicts[verdicts["format"] == "multiple_choice"])
     keys = ["dataset", "subtype", "level", "distractor_strategy"]
     acc = mc.groupby(keys + ["responder", "model", "condition"])["ok"].mean().unstack("condition")
@@ -171,4 +241,8 @@ def shortcut_audit(presence_rates: pd.DataFrame, verdicts: pd.DataFrame) -> pd.D
     out = out.rename(columns={"clip": "accuracy_clip", "no_clip": "accuracy_no_clip", "silenced": "accuracy_silenced"})
     columns = keys + ["responder", "model", "n", "singles_out_key", "only_absent_give_away", "presence_oracle_rate",
                       "chance", "accuracy_clip", "accuracy_no_clip", "accuracy_silenced", "blind_gap", "silenced_gap"]
+    if priors is not None and len(priors):
+        wide = _prior_columns(priors)
+        out = out.merge(wide, on=keys, how="left")
+        columns += [c for c in wide.columns if c not in keys]
     return out[[c for c in columns if c in out.columns]]

@@ -1,0 +1,72 @@
+"""What a question's options give away without the clip, and when two options name the same thing.
+
+Two rules every option set follows (the ``distinct_options`` blocking check re-applies them):
+
+- **Distinct options.** No two options of a question are the same entity after normalisation (case,
+  articles and filler words, plural ``-s``), and none is nested in another: the words of one are all
+  among the words of the other ("freezer" / "freezer drawer", "opening the freezer" / "opening the
+  freezer drawer", "plate" / "plate cover"); for entities (objects, nouns) two names with the same head
+  noun (their last word: "glass bowl" / "metal bowl") are also one too close to tell apart.
+- **No corpus prior.** A text-only model knows how common an entity is. :func:`prior_pick` is what such a
+  model does at its crudest: the option most frequent in the dataset (the ``blind`` responder), or the
+  least frequent (the anti-prior reference). Distractors are drawn so that the key's frequency rank among
+  the options is uniform (:mod:`.distractors`), which puts both at chance.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+FILLER = frozenset({"the", "a", "an", "of", "some", "with", "to", "into", "onto", "in", "on", "from", "its", "their"})
+ENTITY_KINDS = frozenset({"object", "noun"})
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _stem(word: str) -> str:
+    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def option_words(text: str) -> Counter:
+    """The words that make an option what it is: lower case, no articles or filler words, singular."""
+    return Counter(_stem(w) for w in _WORD.findall(str(text).lower()) if w not in FILLER)
+
+
+def clash(a: str, b: str, entity: bool = False) -> str:
+    """Why options ``a`` and ``b`` cannot stand side by side ("" when they can)."""
+    wa, wb = option_words(a), option_words(b)
+    if wa == wb:
+        return "same entity after normalisation"
+    if not wa or not wb:
+        return ""
+    if wa <= wb or wb <= wa:
+        return "one is nested in the other"
+    if entity and _head(a) and _head(a) == _head(b):
+        return "same head noun"
+    return ""
+
+
+def _head(text: str) -> str:
+    words = [w for w in _WORD.findall(str(text).lower()) if w not in FILLER]
+    return _stem(words[-1]) if words else ""
+
+
+def option_clashes(options: list[str], entity: bool = False) -> list[str]:
+    """Every pair of options that clash, as ``'a' / 'b': reason``."""
+    out = []
+    for i in range(len(options)):
+        for j in range(i + 1, len(options)):
+            reason = clash(options[i], options[j], entity)
+            if reason:
+                out.append(f"{options[i]!r} / {options[j]!r}: {reason}")
+    return out
+
+
+def prior_pick(frequencies: list[int], least: bool = False) -> int:
+    """The option a frequency prior picks: the most frequent (ties: the first), or the least frequent."""
+    sign = -1 if least else 1
+    return max(range(len(frequencies)), key=lambda i: (sign * frequencies[i], -i))

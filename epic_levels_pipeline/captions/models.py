@@ -1,0 +1,97 @@
+"""Model captions and the caption judge, through the QA track's call runner and cache.
+
+One request per clip × condition: the caption prompt, the clip's media as the QA track sends it
+(:func:`..responses.runner.condition_media`: the clip, its silenced copy, nothing under ``no_clip``; a
+condition whose media the clip lacks is a ``skipped`` row with the reason) and the caption schema in the
+provider's form (:func:`.schema.request_settings`). Calls go through
+:func:`..responses.calls.run_calls_sync` with the QA track's :class:`..responses.cache.CallCache`: cached
+by content, rate-limited, retried; what still fails is an ``error`` row, which scores 0 on every metric
+(as an unparsable reply does) and is counted.
+
+The judge (:func:`caption_judge`) asks the QA judge's provider whether two descriptions name the same
+thing, showing it nothing but the unit kind and the two descriptions.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..responses.cache import cache_key
+from ..responses.calls import CallRequest, CallStats, run_calls_sync
+from ..responses.providers.structured import choice_schema, parse_choice
+from ..responses.runner import ClipMediaInfo, ModelRun, condition_media
+from .labels import Judge
+from .prompt import caption_prompt, conditions_for
+from .schema import request_settings
+from .sources import Clip
+from .track import RESPONSE_COLUMNS
+
+
+def caption_settings(run: ModelRun) -> dict:
+    """The run's generation settings with the caption schema and output budget of its provider."""
+    return {**run.settings, **request_settings(getattr(run.caller, "provider", run.name))}
+
+
+def model_caption_responses(clip: Clip, media: ClipMediaInfo, run: ModelRun) -> tuple[pd.DataFrame, CallStats | None]:
+    """``caption_responses`` rows of one model for every condition of ``clip``, and the runner's stats."""
+    settings = caption_settings(run)
+    base = {"clip_key": clip.key, "dataset": clip.dataset, "responder": run.name, "model": run.model}
+    rows, requests = [], []
+    for condition in conditions_for(clip.dataset):
+        prompt = caption_prompt(clip, condition)
+        sent = condition_media(condition, media)
+        if sent is None:
+            rows.append({**base, "condition": condition, "prompt": prompt, "reply": "", "status": "skipped",
+                         "error": media.reason, "cache_key": "", "cached": False, "prompt_tokens": 0,
+                         "output_tokens": 0})
+            continue
+        path, sha = sent
+        key = cache_key(run.name, run.model, prompt, sha, condition, settings)
+        requests.append(CallRequest(key, run.name, run.model, condition, prompt, media_path=path, media_sha256=sha,
+                                    settings=dict(settings)))
+    stats = None
+    if requests:
+        results, stats = run_calls_sync(requests, run.caller, run.cache, rpm=run.rpm, concurrency=run.concurrency)
+        for request, result in zip(requests, results):
+            rows.append({**base, "condition": request.condition, "prompt": request.prompt, "reply": result.reply,
+                         "status": result.status, "error": result.error or None, "cache_key": result.cache_key,
+                         "cached": bool(result.cached), "prompt_tokens": int(result.prompt_tokens),
+                         "output_tokens": int(result.output_tokens)})
+    return pd.DataFrame(rows, columns=RESPONSE_COLUMNS), stats
+
+
+JUDGE_INSTRUCTION = "You compare two short descriptions from a kitchen video."
+# Structured output in the Gemini form, which every provider takes (OpenAI-compatible ones convert it).
+JUDGE_SETTINGS = {"response_mime_type": "application/json", "response_schema": choice_schema(2)}
+
+
+def judge_prompt(kind: str, reference: str, response: str) -> str:
+    """The judge's whole view of a pair: the unit kind and the two descriptions."""
+    what = {"event": "sound", "action": "action", "reference": "object"}.get(kind, kind)
+    return "\n".join([
+        JUDGE_INSTRUCTION,
+        f"Do these two descriptions name the same {what}?",
+        f"First: {reference}",
+        f"Second: {response}",
+        "Candidates:", "A. yes, the same", "B. no, a different one",
+        'Reply {"choice": "A"} or {"choice": "B"}, or {"choice": "none"} when you cannot tell.',
+    ])
+
+
+def caption_judge(caller, cache, *, model: str, rpm: float = 60, concurrency: int = 4) -> Judge:
+    """A :data:`.labels.Judge` backed by ``caller`` (the QA judge's provider), one cached call per pair;
+    a failed or unreadable call leaves the pair undecided."""
+    def judge(kind: str, reference: str, response: str) -> bool | None:
+        prompt = judge_prompt(kind, reference, response)
+        key = cache_key("caption_judge", model, prompt, None, "caption_judge", JUDGE_SETTINGS)
+        request = CallRequest(key, "caption_judge", model, "caption_judge", prompt, settings=dict(JUDGE_SETTINGS))
+        (result,), _ = run_calls_sync([request], caller, cache, rpm=rpm, concurrency=concurrency)
+        if result.status != "ok":
+            return None
+        try:
+            letter = parse_choice(result.reply, 2)
+        except ValueError:
+            return None
+        return None if letter is None else letter == "A"
+
+    return judge

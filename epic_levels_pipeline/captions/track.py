@@ -1,0 +1,285 @@
+"""Table-level functions of the caption track: what the assets call. DataFrames in, DataFrames out.
+
+==============================  =====================================================================
+asset (warehouse table)         function
+==============================  =====================================================================
+``caption_references`` (clip)   :func:`caption_references` ``(clip, rows, catalogue)``
+``caption_responses`` (clip)    :func:`caption_responses` ``(clip, references, catalogue, responders)``
+``caption_alignments`` (clip)   :func:`caption_alignments` ``(references, responses, catalogue, judge)``
+                                → ``(alignments, response_scores)``
+``caption_scores``              :func:`caption_scores` ``(response_scores)``
+``caption_threshold_...``       :func:`caption_threshold_sensitivity` ``(references, responses, catalogue)``
+==============================  =====================================================================
+
+``rows`` is the clip rows frame of ``clip_annotations(ann, clip)``. Model replies join
+``caption_responses`` with the same columns (``responder`` the provider name, ``model`` the model id,
+``status`` from the runner); their prompt is :func:`~.prompt.caption_prompt` and their schema
+:mod:`.schema`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+from scipy.stats import spearmanr
+
+from .labels import Judge, rules_for
+from .parse import CHECKS, Parsed, parse_caption
+from .prompt import caption_prompt, conditions_for
+from .reference import reference_structure, validate_structure
+from .responders import OFFLINE_RESPONDERS, offline_reply
+from .score import METRICS, Thresholds, score_response
+from .sources import Catalogue, Clip
+from .structure import Structure, Unit
+
+REFERENCE_COLUMNS = ["clip_key", "dataset", "duration_s", "kind", "unit_id", "start_s", "stop_s", "label",
+                     "sound_class", "description", "verb", "verb_class", "noun", "noun_class", "object_name",
+                     "synonyms", "linked_ids", "source_stream", "source_id"]
+RESPONSE_COLUMNS = ["clip_key", "dataset", "condition", "responder", "model", "prompt", "reply", "status", "error",
+                    "cache_key", "cached", "prompt_tokens", "output_tokens"]
+ALIGNMENT_COLUMNS = ["clip_key", "dataset", "condition", "responder", "model", "matcher", "unit", "ref_id", "resp_id",
+                     "ref_start_s", "ref_stop_s", "resp_start_s", "resp_stop_s", "tiou", "verdict", "verdict_by",
+                     "ref_label", "resp_label", "ref_source_id"]
+RESPONSE_SCORE_COLUMNS = ["clip_key", "dataset", "condition", "responder", "model", "matcher", "parsed", "parse_error",
+                          "n_undecided", "n_judged", *[f"n_{c}" for c in CHECKS], *METRICS]
+SCORE_COLUMNS = ["responder", "model", "condition", "dataset", "matcher", "metric", "n", "value"]
+SWEEP_COLUMNS = ["unit", "threshold", "is_default", "condition", "metric", "responder", "model", "value",
+                 "spearman_rho", "n_ranked"]
+SWEEPS = {"event": [0.1, 0.2, 0.3, 0.4, 0.5], "action": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]}
+SWEEP_METRICS = ["event_f1", "event_label_f1", "action_f1", "action_label_f1", "reference_f1", "evsa_f1", "ccc"]
+
+
+# --- references ------------------------------------------------------------------------------------
+def caption_references(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue) -> pd.DataFrame:
+    """The ``caption_references`` rows of a clip: one row per unit, its outgoing links in ``linked_ids``."""
+    return structure_table(clip.key, reference_structure(clip, rows, catalogue))
+
+
+def reference_metadata(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue) -> dict:
+    """What an auditor reads beside the table: counts, notes (gaps stated), and validity problems."""
+    s = reference_structure(clip, rows, catalogue)
+    return {"events": len(s.events), "actions": len(s.actions), "references": len(s.references),
+            "links": len(s.links), "notes": s.notes, "problems": validate_structure(s)}
+
+
+def structure_table(clip_key: str, s: Structure) -> pd.DataFrame:
+    out = []
+    targets: dict[str, list[str]] = {}
+    for a, b in s.links:
+        targets.setdefault(a, []).append(b)
+    for kind in ("event", "action", "reference"):
+        for u in s.units(kind):
+            out.append({"clip_key": clip_key, "dataset": s.dataset, "duration_s": s.duration_s, "kind": kind,
+                        "unit_id": u.id, "start_s": u.start_s, "stop_s": u.stop_s, "label": u.label,
+                        "sound_class": u.sound_class, "description": u.description, "verb": u.verb,
+                        "verb_class": u.verb_class, "noun": u.noun, "noun_class": u.noun_class,
+                        "object_name": u.object_name, "synonyms": list(u.synonyms),
+                        "linked_ids": targets.get(u.id, []), "source_stream": u.source_stream,
+                        "source_id": u.source_id})
+    frame = pd.DataFrame(out, columns=REFERENCE_COLUMNS)
+    for c in ("verb_class", "noun_class"):
+        frame[c] = pd.to_numeric(frame[c], errors="coerce").astype("Int64")
+    for c in ("start_s", "stop_s", "duration_s"):
+        frame[c] = pd.to_numeric(frame[c], errors="coerce").astype(float)
+    return frame
+
+
+def _opt(v):
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA else v
+
+
+def structure_from_table(clip_key: str, frame: pd.DataFrame) -> Structure:
+    """The reference structure back from its ``caption_references`` rows (dataset and window from the key)."""
+    clip = Clip.from_key(clip_key)
+    s = Structure(clip.dataset, clip.duration_s)
+    for r in frame.to_dict("records"):
+        vc, nc = _opt(r["verb_class"]), _opt(r["noun_class"])
+        u = Unit(r["kind"], r["unit_id"], _opt(r["start_s"]), _opt(r["stop_s"]), r["label"] or "",
+                 _opt(r["sound_class"]), _opt(r["description"]), _opt(r["verb"]), None if vc is None else int(vc),
+                 _opt(r["noun"]), None if nc is None else int(nc), _opt(r["object_name"]),
+                 tuple(r["synonyms"] if r["synonyms"] is not None else ()), _opt(r["source_stream"]), _opt(r["source_id"]))
+        s.units(u.kind).append(u)
+        s.links += [(u.id, t) for t in (r["linked_ids"] if r["linked_ids"] is not None else [])]
+    return s
+
+
+# --- responses -------------------------------------------------------------------------------------
+def caption_responses(clip: Clip, references: pd.DataFrame, catalogue: Catalogue,
+                      responders=OFFLINE_RESPONDERS, conditions=None, seed: int = 0) -> pd.DataFrame:
+    """Offline responders' replies to every condition of the clip (``model`` is empty for them)."""
+    ref = structure_from_table(clip.key, references[references["clip_key"] == clip.key])
+    rows = []
+    for condition in conditions or conditions_for(clip.dataset):
+        prompt = caption_prompt(clip, condition)
+        for name in responders:
+            rows.append({"clip_key": clip.key, "dataset": clip.dataset, "condition": condition, "responder": name,
+                         "model": "", "prompt": prompt, "status": "ok", "error": None,
+                         "cache_key": "", "cached": False, "prompt_tokens": 0, "output_tokens": 0,
+                         "reply": offline_reply(name, ref, condition, cat=catalogue, clip=clip, seed=seed)})
+    return pd.DataFrame(rows, columns=RESPONSE_COLUMNS)
+
+
+# --- alignment and scores --------------------------------------------------------------------------
+def _memo(judge: Judge | None) -> Judge | None:
+    if judge is None:
+        return None
+    seen: dict = {}
+
+    def ask(kind, a, b):
+        if (kind, a, b) not in seen:
+            seen[(kind, a, b)] = judge(kind, a, b)
+        return seen[(kind, a, b)]
+    return ask
+
+
+def _prepared(references: pd.DataFrame, responses: pd.DataFrame):
+    refs = {k: structure_from_table(k, g) for k, g in references.groupby("clip_key", sort=False)}
+    for r in responses.to_dict("records"):
+        key = r["clip_key"]
+        if key not in refs:
+            refs[key] = structure_from_table(key, references.iloc[0:0])
+        ref = refs[key]
+        status = r.get("status", "ok")
+        if status != "ok":
+            yield r, ref, Parsed(None, error=f"no reply (status {status}: {r.get('error') or 'no detail'})")
+        else:
+            yield r, ref, parse_caption(r["reply"], ref.dataset, ref.duration_s)
+
+
+def caption_alignments(references: pd.DataFrame, responses: pd.DataFrame, catalogue: Catalogue,
+                       judge: Judge | None = None, thresholds: Thresholds = Thresholds()
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every matched and unmatched unit of every response (both matchers), and one score row per
+    response × matcher. A reply whose ``status`` is not ``ok`` (the runner gave up) scores as unparsed."""
+    rules, judge = rules_for(catalogue), _memo(judge)
+    align_rows, score_rows = [], []
+    for r, ref, parsed in _prepared(references, responses):
+        ident = {k: r[k] for k in ("clip_key", "dataset", "condition", "responder", "model")}
+        for matcher in ("greedy", "hungarian"):
+            res = score_response(ref, parsed, rules, matcher=matcher, thresholds=thresholds, judge=judge)
+            score_rows.append({**ident, "matcher": matcher, "parsed": parsed.parsed, "parse_error": parsed.error,
+                               "n_undecided": res.counts["n_undecided"], "n_judged": res.counts["n_judged"],
+                               **{f"n_{c}": parsed.checks[c] for c in CHECKS}, **res.metrics})
+            for p in res.pairs:
+                align_rows.append({**ident, "matcher": matcher, "unit": p.unit,
+                                   "ref_id": p.ref.id if p.ref else None, "resp_id": p.resp.id if p.resp else None,
+                                   "ref_start_s": p.ref.start_s if p.ref else None,
+                                   "ref_stop_s": p.ref.stop_s if p.ref else None,
+                                   "resp_start_s": p.resp.start_s if p.resp else None,
+                                   "resp_stop_s": p.resp.stop_s if p.resp else None,
+                                   "tiou": p.tiou, "verdict": p.verdict, "verdict_by": p.by,
+                                   "ref_label": p.ref.label if p.ref else None,
+                                   "resp_label": p.resp.label if p.resp else None,
+                                   "ref_source_id": p.ref.source_id if p.ref else None})
+    return (pd.DataFrame(align_rows, columns=ALIGNMENT_COLUMNS), pd.DataFrame(score_rows, columns=RESPONSE_SCORE_COLUMNS))
+
+
+def caption_scores(response_scores: pd.DataFrame) -> pd.DataFrame:
+    """Cross-clip scores, long: the mean of each metric over the responses where it applies (``n`` of
+    them), per responder × model × condition × dataset (``'*'``: both datasets) × matcher."""
+    if not len(response_scores):
+        return pd.DataFrame(columns=SCORE_COLUMNS)
+    both = pd.concat([response_scores, response_scores.assign(dataset="*")], ignore_index=True)
+    long = both.melt(id_vars=["responder", "model", "condition", "dataset", "matcher"], value_vars=METRICS,
+                     var_name="metric", value_name="v")
+    long["v"] = pd.to_numeric(long["v"], errors="coerce")
+    out = (long.groupby(["responder", "model", "condition", "dataset", "matcher", "metric"], sort=False, dropna=False)["v"]
+           .agg(n="count", value="mean").reset_index())
+    return out[SCORE_COLUMNS]
+
+
+def caption_threshold_sensitivity(references: pd.DataFrame, responses: pd.DataFrame, catalogue: Catalogue,
+                                  judge: Judge | None = None) -> pd.DataFrame:
+    """Greedy scores with the event tIoU swept over 0.1–0.5 and the action tIoU over 0.1–0.7 (the other
+    at its default), each metric averaged over clips per responder × model × condition, and the Spearman
+    ρ of the responder ranking at each threshold against the ranking at the defaults (NaN with fewer
+    than 3 ranked responders or a constant metric)."""
+    rules, judge = rules_for(catalogue), _memo(judge)
+    prepared = list(_prepared(references, responses))
+    default = Thresholds()
+    rows = []
+    for unit, values in SWEEPS.items():
+        for t in values:
+            th = Thresholds(event=t) if unit == "event" else Thresholds(action=t)
+            for r, ref, parsed in prepared:
+                m = score_response(ref, parsed, rules, thresholds=th, judge=judge).metrics
+                rows += [{"unit": unit, "threshold": t, "is_default": th == default, "condition": r["condition"],
+                          "responder": r["responder"], "model": r["model"], "metric": k, "v": m[k]} for k in SWEEP_METRICS]
+    frame = pd.DataFrame(rows)
+    frame["v"] = pd.to_numeric(frame["v"], errors="coerce")
+    agg = (frame.groupby(["unit", "threshold", "is_default", "condition", "metric", "responder", "model"], dropna=False)["v"]
+           .mean().rename("value").reset_index())
+    base = agg[agg["is_default"]].drop(columns=["threshold", "is_default"])
+    out = []
+    for (unit, t, condition, metric), g in agg.groupby(["unit", "threshold", "condition", "metric"]):
+        b = base[(base["unit"] == unit) & (base["condition"] == condition) & (base["metric"] == metric)]
+        joined = g.merge(b, on=["responder", "model"], suffixes=("", "_default")).dropna(subset=["value", "value_default"])
+        rho = math.nan
+        if len(joined) >= 3 and joined["value"].nunique() > 1 and joined["value_default"].nunique() > 1:
+            rho = float(spearmanr(joined["value"], joined["value_default"]).statistic)
+        out.append(g.assign(spearman_rho=rho, n_ranked=len(joined)))
+    result = pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=SWEEP_COLUMNS)
+    return result[SWEEP_COLUMNS].sort_values(["unit", "condition", "metric", "threshold", "responder"],
+                                             kind="stable").reset_index(drop=True)
+
+
+def side_by_side(references: pd.DataFrame, responses: pd.DataFrame, clip_key: str, responder: str,
+                 condition: str = "clip") -> str:
+    """Text for ``epic-levels captions --clip KEY``: the reference and a responder's caption, unit by unit."""
+    ref = structure_from_table(clip_key, references[references["clip_key"] == clip_key])
+    row = responses[(responses["clip_key"] == clip_key) & (responses["responder"] == responder)
+                    & (responses["condition"] == condition)]
+    if not len(row):
+        raise KeyError(f"no {responder!r} reply for {clip_key} under {condition!r}")
+    parsed = parse_caption(row["reply"].iat[0], ref.dataset, ref.duration_s)
+    resp = parsed.structure or Structure(ref.dataset, ref.duration_s)
+    lines = [f"{clip_key} — reference | {responder} ({condition})" + ("" if parsed.parsed else f" UNPARSED: {parsed.error}")]
+    for kind in ("event", "action", "reference"):
+        a, b = ref.units(kind), resp.units(kind)
+        lines.append(f"[{kind}s] {len(a)} | {len(b)}")
+        for i in range(max(len(a), len(b))):
+            left = _line(a[i]) if i < len(a) else ""
+            right = _line(b[i]) if i < len(b) else ""
+            lines.append(f"  {left:<48} | {right}")
+    return "\n".join(lines)
+
+
+def _line(u: Unit) -> str:
+    span = f"{u.start_s:6.2f}-{u.stop_s:6.2f} " if u.start_s is not None else ""
+    return f"{u.id:>4} {span}{u.label}"[:48]
+
+
+MAIN_METRICS = ["event_f1", "event_label_f1", "action_f1", "action_label_f1", "reference_f1", "evsa_f1", "ccc",
+                "parse_failure"]
+
+
+def main_table(scores: pd.DataFrame, matcher: str = "greedy") -> pd.DataFrame:
+    """The main caption metrics (both datasets, one matcher), one row per responder × model × condition."""
+    top = scores[(scores["dataset"] == "*") & (scores["matcher"] == matcher) & scores["metric"].isin(MAIN_METRICS)]
+    if not len(top):
+        return pd.DataFrame(columns=["responder", "model", "condition", *MAIN_METRICS])
+    table = top.pivot_table(index=["responder", "model", "condition"], columns="metric", values="value",
+                            aggfunc="first", dropna=False)
+    table = table.reindex(columns=[m for m in MAIN_METRICS if m in table.columns])
+    return table.round(3).reset_index().rename_axis(columns=None)
+
+
+def oracle_problems(response_scores: pd.DataFrame) -> list[str]:
+    """The self-test: the ``oracle`` under ``clip`` must score 1.0 on every metric that applies (both
+    matchers), parse, and break no structural rule. One line per failing response × metric."""
+    rows = response_scores[(response_scores["responder"] == "oracle") & (response_scores["condition"] == "clip")]
+    if not len(rows):
+        return ["no oracle reply under clip: the self-test cannot run"]
+    problems = []
+    rates = [m for m in METRICS if m.startswith("rate_")] + ["parse_failure"]
+    for r in rows.to_dict("records"):
+        where = f"{r['clip_key']} ({r['matcher']})"
+        for m in METRICS:
+            v = r[m]
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                continue
+            want = 0.0 if m in rates else 1.0
+            if abs(float(v) - want) > 1e-9:
+                problems.append(f"{where}: {m} = {float(v):.4f}, expected {want:g}")
+    return problems

@@ -1,0 +1,1 @@
+"""The warehouse writer: the one asset that opens the DuckDB file for writing."""

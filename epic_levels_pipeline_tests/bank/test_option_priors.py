@@ -1,0 +1,146 @@
+"""Questions a text-only model cannot game, over the whole bundled bank: the key's corpus-frequency rank is
+not a give-away (blind and anti-prior at chance), no two options are the same thing, and the bank keeps
+its questions."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import given, strategies as st
+
+from epic_levels_pipeline.bank.checks import option_problems, shortcut_rates
+from epic_levels_pipeline.bank.options import clash, option_words, prior_pick
+from epic_levels_pipeline.scoring.metrics.tables import PRIOR_MIN_N, prior_audit, prior_shortcuts
+
+ROOT = Path(__file__).resolve().parents[2]
+# The bank before frequency matching, distinct options, exact cues and object-sharing purposes.
+BEFORE = {("epic_sounds", "L1"): 75, ("epic_sounds", "L2"): 136, ("epic_sounds", "L3"): 111,
+          ("hd_epic", "L1"): 51, ("hd_epic", "L2"): 54, ("hd_epic", "L3"): 33, ("hd_epic", "L4"): 9}
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    from epic_levels_pipeline.annotations.catalogue import build_catalogue
+    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.annotations.readers import load_annotations
+    from epic_levels_pipeline.bank.build import build_bank
+    from epic_levels_pipeline.bank.clip_view import ClipView
+    from epic_levels_pipeline.formats.items import build_items
+
+    ann = load_annotations(ROOT / "data" / "annotations")
+    cat = build_catalogue(ann)
+    questions, items, drops = [], [], Counter()
+    for clip in read_manifest(ROOT / "data" / "clips.csv"):
+        rows = clip_annotations(ann, clip)
+        bank = build_bank(clip, rows, cat)
+        questions.append(bank.questions)
+        items.append(build_items(bank.questions, ClipView(clip, rows, cat), cat)[0])
+        drops.update(bank.drops)
+    return pd.concat(questions, ignore_index=True), pd.concat(items, ignore_index=True), drops, (ann, cat)
+
+
+def _view(bundled, clip_key):
+    from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
+    from epic_levels_pipeline.bank.clip_view import ClipView
+
+    ann, cat = bundled[3]
+    clip = Clip.from_key(clip_key)
+    return ClipView(clip, clip_annotations(ann, clip), cat)
+
+
+def test_time_cues_are_exact(bundled):
+    import json
+
+    moments = bundled[0][bundled[0]["subtype"] == "low_object_moment"]
+    assert len(moments)
+    for q in moments.itertuples():
+        view = _view(bundled, q.clip_key)
+        instant = view.clip.start_s + json.loads(q.params)["offset_s"]
+        (row,) = json.loads(q.provenance)
+        assert row["start_s"] <= row["at_s"] <= row["stop_s"]
+        assert row["start_s"] - 0.5 <= instant <= row["stop_s"] + 0.5
+        t = view.tracks
+        for value in q.option_values:
+            if value == q.answer_value:
+                continue
+            name = value.split(":", 1)[1]
+            near = t[(t["object_name"] == name) & (t["start_s"] < instant + 1.5) & (t["stop_s"] > instant - 1.5)]
+            assert not len(near), (q.question_id, name)
+
+
+def test_purpose_keys_share_an_object_with_the_cued_action(bundled):
+    import json
+
+    purposes = bundled[0][bundled[0]["subtype"] == "medium_sound_purpose"]
+    assert len(purposes)
+    for q in purposes.itertuples():
+        view = _view(bundled, q.clip_key)
+        rows = {r.row_id: r for r in view.narration_records}
+        roles = {e["role"]: rows[e["row_id"]] for e in json.loads(q.provenance) if e["stream"] == "narration"}
+        assert view.objects_of(roles["context"]) & view.objects_of(roles["answer"]), q.question_id
+
+
+def test_rows_are_read_inside_the_window_and_inside_themselves(bundled):
+    import json
+
+    from epic_levels_pipeline.annotations.clips import Clip
+    from epic_levels_pipeline.bank.levels import Evidence, outside_window
+
+    for q in bundled[0].itertuples():
+        evidence = [Evidence(**e) for e in json.loads(q.provenance)]
+        assert outside_window(evidence, Clip.from_key(q.clip_key)) == ""
+        assert all(e.at_s is None or e.start_s <= e.at_s <= e.stop_s for e in evidence), q.question_id
+    window = Clip("epic_sounds", "P01_01", 45.0, 75.0)
+    assert outside_window([Evidence("narration", "n", 44.37, 45.22, "context")], window)
+    assert not outside_window([Evidence("object_track", "t", 50.0, 50.3, "answer")], window)
+    assert not outside_window([Evidence("object_track", "t", 0.0, 103.0, "answer")], window)
+    assert Evidence("object_track", "t", 863.6, 863.9, "answer", at_s=864.0).read_inside().at_s == 863.9
+
+
+@pytest.mark.xfail(strict=True, reason="low_sound_movement · absent_from_clip: blind 3/31 in multiple choice (interval "
+                   "[0, 0.19]); most of its option sets are all equally frequent, where the prior's tie-break is a coin")
+def test_blind_and_anti_prior_contain_chance_for_every_subtype_and_strategy(bundled):
+    questions, items, _, _ = bundled
+    priors = prior_audit(questions, items)
+    judged = priors[priors["n"] >= PRIOR_MIN_N]
+    assert set(judged["format"]) == {"multiple_choice", "yes_no"} and set(judged["prior"]) == {"blind", "anti_prior"}
+    assert not len(prior_shortcuts(priors)), prior_shortcuts(priors).to_string()
+
+
+def test_presence_oracle_at_chance_on_fixed_and_leaking_on_absent(bundled):
+    rates = shortcut_rates(bundled[0])
+    fixed = rates[rates["distractor_strategy"] == "same_clip_other_moments"]
+    leaky = rates[(rates["distractor_strategy"] == "absent_from_clip") & (rates["level"] != "L1")]
+    assert len(fixed) and (fixed["singles_out_key"] == 0).all()
+    assert len(leaky) and (leaky["singles_out_key"] == 1).all()
+
+
+def test_no_question_has_nested_or_duplicate_options(bundled):
+    assert option_problems(bundled[0]) == []
+
+
+@pytest.mark.xfail(strict=True, reason="not yet met: object-sharing purposes (epic_sounds L3), exact cues and the "
+                   "context-inside-window rule (hd_epic L2/L3) and rank-matched absent options drop more than 10 %")
+def test_bank_keeps_nine_tenths_of_its_questions_per_level_and_dataset(bundled):
+    questions, _, drops, _ = bundled
+    now = questions.groupby(["dataset", "level"]).size().to_dict()
+    short = {k: (now.get(k, 0), n) for k, n in BEFORE.items() if now.get(k, 0) < 0.9 * n}
+    assert sum(drops.values()) > 0  # drops are counted by reason
+    assert not short, f"(now, before) where fewer than 90 % are kept: {short}"
+
+
+def test_option_words_and_clashes():
+    assert clash("freezer", "freezer drawer") and clash("opening the freezer", "opening the freezer drawer")
+    assert clash("plate", "Plate") and clash("plates", "the plate") and clash("plate", "plate cover")
+    assert clash("glass bowl", "metal bowl", entity=True) and not clash("glass bowl", "metal bowl")
+    assert not clash("Metal hitting metal", "Metal hitting ceramic")
+    assert option_words("a bag of the onions") == Counter({"bag": 1, "onion": 1})
+
+
+@given(st.lists(st.integers(0, 50), min_size=1, max_size=6))
+def test_prior_pick_is_the_most_or_least_frequent_first_option(freqs):
+    assert freqs[prior_pick(freqs)] == max(freqs) and prior_pick(freqs) == freqs.index(max(freqs))
+    assert freqs[prior_pick(freqs, least=True)] == min(freqs) and prior_pick(freqs, least=True) == freqs.index(min(freqs))

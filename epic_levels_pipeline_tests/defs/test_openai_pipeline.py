@@ -1,0 +1,90 @@
+"""``epic-levels run --models vllm/<name> --endpoint …`` end to end against the local OpenAI-compatible server.
+
+The real ``openai`` SDK drives the whole graph on two bundled EPIC-SOUNDS clips whose source videos are
+synthetic (``make_test_video``), so ``clip`` and ``silenced`` have video: responses and verdicts carry the
+provider, model and endpoint; the judge (the same model) is named in its verdict rows and in ``judge_audit``;
+a re-run makes no call; and a canary API key set in the environment is sent to the server but written
+nowhere under the project folder (warehouse, Parquet, call cache, Dagster's storage and logs, the report).
+"""
+
+from pathlib import Path
+
+import pytest
+
+from epic_levels_pipeline import cli
+from epic_levels_pipeline.responses.media import make_test_video
+from epic_levels_pipeline.warehouse import query
+
+from ..fakes.openai_server import OpenAITestServer, default_reply, prompt_text
+from .test_model_pipeline import scripted_answer
+
+pytestmark = pytest.mark.slow
+
+CLIPS = ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45"]
+MODEL = "Qwen/Qwen2.5-Omni-3B"  # an Omni model: video_url with use_audio_in_video
+CANARY = "sk-canary-3b7e91d04c5a4f2e8d6b"
+JUDGE = "You check what a short answer means"
+
+
+def reply(body: dict) -> str:
+    if "response_format" in body:  # the judge: structured output satisfying the schema
+        return default_reply(body)
+    return scripted_answer(prompt_text(body))
+
+
+def files_holding(root: Path, secret: bytes) -> list[str]:
+    return [str(p) for p in root.rglob("*") if p.is_file() and secret in p.read_bytes()]
+
+
+def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(project, monkeypatch, capsys):
+    make_test_video(project.media / "epic_sounds" / "P09_08.mp4", 80.0)
+    make_test_video(project.media / "epic_sounds" / "P02_133.mp4", 50.0)
+    for var in ("OPENAI_API_KEY", "VLLM_BASE_URL", "EPIC_LEVELS_JUDGE_MODEL", "EPIC_LEVELS_RESPONDERS"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("VLLM_API_KEY", CANARY)
+    monkeypatch.setenv("EPIC_LEVELS_RPM", "100000")
+    monkeypatch.setenv("EPIC_LEVELS_CONCURRENCY", "16")
+    with OpenAITestServer(reply, models=(MODEL,), api_key=CANARY) as server:
+        argv = ["run", "--clips", *CLIPS, "--responders", "oracle", "--models", f"vllm/{MODEL}",
+                "--endpoint", server.base_url]
+        assert cli.main(argv) == 0
+        assert server.received_key(CANARY) and server.rejected == 0
+
+        responses = query(project.warehouse, "select * from responses where responder = 'vllm'")
+        assert set(responses["condition"]) == {"clip", "no_clip", "silenced"}
+        assert (responses["status"] == "ok").all(), responses.loc[responses["status"] != "ok", "error"].head()
+        assert set(zip(responses["provider"], responses["model"], responses["endpoint"])) == {
+            ("vllm", MODEL, server.base_url)}
+        routes = responses.groupby("condition")["route"].unique().to_dict()
+        assert list(routes["no_clip"]) == ["text"]
+        assert list(routes["clip"]) == list(routes["silenced"]) == ["video=video_url;audio=use_audio_in_video"]
+        bodies = [b for b in server.chat_bodies() if "response_format" not in b]
+        video = [b for b in bodies if any(p.get("type") == "video_url" for p in b["messages"][-1]["content"])]
+        assert video and all(b.get("mm_processor_kwargs") == {"use_audio_in_video": True} for b in video)
+        assert all(b["model"] == MODEL for b in server.chat_bodies())
+        offline = query(project.warehouse, "select distinct provider, endpoint from responses where responder = 'oracle'")
+        assert offline.values.tolist() == [["offline", ""]]
+
+        verdicts = query(project.warehouse, "select * from verdicts where responder = 'vllm'")
+        assert set(zip(verdicts["provider"], verdicts["model"], verdicts["endpoint"])) == {
+            ("vllm", MODEL, server.base_url)}
+        judged = verdicts[verdicts["scored_by"] == "judge"]
+        assert len(judged) and (verdicts["scored_by"] != "undecided").all()
+        assert set(zip(judged["judge_provider"], judged["judge_model"], judged["judge_endpoint"])) == {
+            ("vllm", MODEL, server.base_url)}
+        assert (verdicts.loc[verdicts["scored_by"] != "judge", "judge_provider"] == "").all()
+        judge_prompts = [prompt_text(b) for b in server.chat_bodies() if "response_format" in b]
+        assert judge_prompts and all(JUDGE in p and "Candidates:" in p for p in judge_prompts)
+        assert all(len(b["messages"][-1]["content"]) == 1 for b in server.chat_bodies() if "response_format" in b)
+        audit = query(project.warehouse, "select * from judge_audit")
+        assert set(zip(audit["judge_provider"], audit["judge_model"], audit["judge_endpoint"])) == {
+            ("vllm", MODEL, server.base_url)}
+        assert (project.reports / "report.md").is_file()
+
+        calls = server.chat_calls
+        assert cli.main(argv) == 0
+        assert server.chat_calls == calls  # the re-run is served from the call cache: 0 calls
+
+    capsys.readouterr()
+    assert files_holding(project.root, CANARY.encode()) == []
+    assert any(project.root.rglob("*.db")) or any(project.root.rglob("*.sqlite")), "expected Dagster/cache storage"
