@@ -4,6 +4,7 @@ batch mode (``epic-levels run --batch``: one job per clip, progress in the ``res
 
 import pytest
 
+from epic_levels_pipeline.captions.models import JUDGE_INSTRUCTION
 from epic_levels_pipeline.orchestrate import run_pipeline
 from epic_levels_pipeline.responses.cache import CallCache
 from epic_levels_pipeline.responses.media import make_test_video
@@ -36,7 +37,11 @@ def test_caching_then_batch_through_the_graph(project, instance, monkeypatch):
         media_rows = rows[rows["condition"].isin(["clip", "silenced"])]
         assert (rows["status"] == "ok").all() and len(media_rows)
         assert server.cache_creates == 2  # clip and silenced copy, each one cache for all its items
-        assert server.cached_generates == media_rows["cache_key"].nunique()
+        captions = query(project.warehouse, "select * from caption_responses where responder = 'gemini'")
+        caption_media = captions[captions["condition"].isin(["clip", "silenced"])]
+        assert len(caption_media) and (caption_media["status"] == "ok").all()
+        # the clip's captions use the same two caches as its questions
+        assert server.cached_generates == media_rows["cache_key"].nunique() + caption_media["cache_key"].nunique()
         assert server.cache_deletes == 2 and not server.caches  # deleted once the clip's calls were done
         with CallCache(project.cache / "calls.sqlite") as cache:
             assert cache.context_caches() == []
@@ -61,8 +66,10 @@ def test_caching_then_batch_through_the_graph(project, instance, monkeypatch):
         requests = [it["request"] for it in job["items"]]
         assert all(r["generationConfig"]["mediaResolution"] == "MEDIA_RESOLUTION_LOW" for r in requests)
         assert any(p.get("videoMetadata", {}).get("fps") == 0.5 for r in requests for p in r["contents"][0]["parts"])
-        # only judge verdicts went direct
-        assert all("You check what a short answer means" in str(b) for b in server.generate_requests[generates_before:])
+        # only the judges and the caption track (which calls direct, batch mode or not) went direct
+        direct = [str(b) for b in server.generate_requests[generates_before:]]
+        assert all(any(mark in b for mark in ("You check what a short answer means", JUDGE_INSTRUCTION,
+                                              "Describe it as a structured caption")) for b in direct)
         mat = instance.get_latest_materialization_event(__import__("dagster").AssetKey("responses"))
         meta = mat.asset_materialization.metadata
         assert "1 jobs (1 succeeded)" in meta["batch_progress"].value

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from epic_levels_pipeline import cli
+from epic_levels_pipeline.captions.models import JUDGE_INSTRUCTION
 from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.warehouse import query
 
@@ -24,6 +25,8 @@ CLIPS = ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45"]
 MODEL = "Qwen/Qwen2.5-Omni-3B"  # an Omni model: video_url with use_audio_in_video
 CANARY = "sk-canary-3b7e91d04c5a4f2e8d6b"
 JUDGE = "You check what a short answer means"
+CAPTION = "Describe it as a structured caption"
+CAPTION_JUDGE = JUDGE_INSTRUCTION
 
 
 def reply(body: dict) -> str:
@@ -73,9 +76,14 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
         assert set(zip(judged["judge_provider"], judged["judge_model"], judged["judge_endpoint"])) == {
             ("vllm", MODEL, server.base_url)}
         assert (verdicts.loc[verdicts["scored_by"] != "judge", "judge_provider"] == "").all()
-        judge_prompts = [prompt_text(b) for b in server.chat_bodies() if "response_format" in b]
-        assert judge_prompts and all(JUDGE in p and "Candidates:" in p for p in judge_prompts)
-        assert all(len(b["messages"][-1]["content"]) == 1 for b in server.chat_bodies() if "response_format" in b)
+        # structured-output requests: the caption track's captions (with their media), and the two judges (text only)
+        structured = [b for b in server.chat_bodies() if "response_format" in b]
+        captions = [b for b in structured if CAPTION in prompt_text(b)]
+        judged_bodies = [b for b in structured if CAPTION not in prompt_text(b)]
+        judge_prompts = [prompt_text(b) for b in judged_bodies]
+        assert captions and any(JUDGE in p for p in judge_prompts)
+        assert all((JUDGE in p or CAPTION_JUDGE in p) and "Candidates:" in p for p in judge_prompts)
+        assert all(len(b["messages"][-1]["content"]) == 1 for b in judged_bodies)
         audit = query(project.warehouse, "select * from judge_audit")
         assert set(zip(audit["judge_provider"], audit["judge_model"], audit["judge_endpoint"])) == {
             ("vllm", MODEL, server.base_url)}
