@@ -12,13 +12,21 @@ Prints both wall times, the orchestration overhead as a ratio (Dagster / core) a
 that both produce the same number of questions, items, responses and verdicts (and the same correct
 verdicts per responder).
 
-Usage (from the repo root): ``python bench/orchestration.py [--clips N]`` (default: every bundled clip).
+``--staged [N]`` runs the same comparison at dataset scale: the temporary project holds a copy of the full
+staged annotation files (default ``<repo>/../shared/data``) and a manifest of N of their 30-second windows
+(default: all; an even spread over both datasets' windows), registered as partitions in the temporary
+instance. Per-clip assets run in batches of consecutive partitions (``defs.partitions.MAX_CLIPS_PER_RUN``),
+so the runs launched are printed beside the times, with the process's peak resident memory.
+
+Usage (from the repo root): ``python bench/orchestration.py [--clips N] [--staged [N]] [--source DIR]``
+(default: every bundled clip).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -34,7 +42,8 @@ import pandas as pd  # noqa: E402
 
 from epic_levels_pipeline.annotations.readers import load_annotations  # noqa: E402
 from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: E402
-from epic_levels_pipeline.annotations.clips import read_manifest  # noqa: E402
+from epic_levels_pipeline.annotations.clips import all_windows, read_manifest  # noqa: E402
+from epic_levels_pipeline.defs.partitions import MAX_CLIPS_PER_RUN  # noqa: E402
 from epic_levels_pipeline.orchestrate import load_definitions, run_pipeline  # noqa: E402
 from epic_levels_pipeline.pipeline import run_core  # noqa: E402
 from epic_levels_pipeline.settings import Paths  # noqa: E402
@@ -63,6 +72,24 @@ def temp_project(tmp: Path, limit: int | None) -> Paths:
     return Paths(tmp)
 
 
+def staged_project(tmp: Path, source: Path, n: int | None) -> Paths:
+    """A project root in ``tmp``: a copy of the staged annotation files and a manifest of ``n`` of their
+    30-second windows (all when None), spread evenly over every window of both datasets."""
+    shutil.copytree(source, tmp / "data" / "annotations", ignore=shutil.ignore_patterns("seed_clips"))
+    ann = load_annotations(tmp / "data" / "annotations")
+    windows = all_windows(ann, "epic_sounds") + all_windows(ann, "hd_epic")
+    if n is not None and n < len(windows):
+        windows = [windows[i * len(windows) // n] for i in range(n)]
+    lines = ["dataset,video_id,start_s,end_s"] + [f"{c.dataset},{c.video_id},{c.start_s:g},{c.end_s:g}" for c in windows]
+    (tmp / "data" / "clips.csv").write_text("\n".join(lines) + "\n", "utf-8")
+    return Paths(tmp)
+
+
+def maxrss_mib() -> float:
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / 1024 / 1024 if sys.platform == "darwin" else rss / 1024
+
+
 def materialized(paths: Paths, name: str) -> pd.DataFrame:
     return read_parquet(sorted((paths.assets / name).glob("*.parquet")))
 
@@ -70,14 +97,21 @@ def materialized(paths: Paths, name: str) -> pd.DataFrame:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clips", type=int, default=None, help="only the manifest's first N clips")
+    ap.add_argument("--staged", type=int, nargs="?", const=0, default=None,
+                    help="N windows of the full staged files instead of the bundled clips (no N: all)")
+    ap.add_argument("--source", default=str(REPO.parent / "shared" / "data"), help="the staged files (with --staged)")
     args = ap.parse_args(argv)
+    if args.staged is not None and not Path(args.source).is_dir():
+        print(f"skipped: staged annotation files not found at {args.source} (nothing to benchmark)")
+        return 0
     if not (REPO / "data" / "clips.csv").exists() or not (REPO / "data" / "annotations").is_dir():
         print(f"skipped: bundled data not found under {REPO / 'data'}")
         return 0
     offline_process()
 
     with tempfile.TemporaryDirectory(prefix="bench-orchestration-") as tmp:
-        paths = temp_project(Path(tmp), args.clips)
+        paths = (staged_project(Path(tmp), Path(args.source), args.staged or None) if args.staged is not None
+                 else temp_project(Path(tmp), args.clips))
         os.environ["EPIC_LEVELS_HOME"] = str(paths.root)
         clips = read_manifest(paths.manifest)
         print(f"{len(clips)} clips from the manifest; temporary project at {paths.root}")
@@ -107,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"core (pipeline.run_core, plain calls):                   {core_s:.1f} s  "
           f"[{', '.join(f'{k} {v:.1f}' for k, v in core.seconds.items() if k != 'total')}]")
     print("\nfigures:")
+    print(f"  clips: {len(clips):,}; Dagster runs launched: {report.runs} (per-clip assets in batches of up to "
+          f"{MAX_CLIPS_PER_RUN} consecutive partitions)")
+    print(f"  Dagster {dagster_s:.1f} s, core {core_s:.1f} s")
+    print(f"  peak resident memory of the process (ru_maxrss): {maxrss_mib():.0f} MiB")
     print(f"  orchestration overhead: Dagster / core = {dagster_s / core_s:.2f}x "
           f"(+{dagster_s - core_s:.1f} s, {(dagster_s - core_s) / max(len(clips), 1):.2f} s per clip, "
           f"{(dagster_s - core_s) / max(report.runs, 1):.2f} s per run)")

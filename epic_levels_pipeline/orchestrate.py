@@ -1,7 +1,9 @@
 """Running the graph from Python or the command line in the project's Dagster instance (Dagster layer).
 
 ``run_pipeline`` does what a person would do in the UI: register the manifest's clips as partitions,
-materialize the annotation tables, then every per-clip asset for each clip, then the cross-clip tables.
+materialize the annotation tables, then every per-clip asset for the clips in batches (one run per range of
+up to ``MAX_CLIPS_PER_RUN`` consecutive clip partitions, the per-clip assets' backfill policy), then the
+cross-clip tables.
 Each step is a real Dagster run recorded in the instance (``DAGSTER_HOME`` = the project root, whose
 ``dagster.yaml`` keeps storage under ``data/dagster``), so lineage and metadata show in the UI afterwards.
 """
@@ -17,6 +19,7 @@ import dagster as dg
 import yaml
 
 from .annotations.clips import Clip, read_manifest
+from .defs.partitions import batches, range_tags
 from .settings import Paths
 
 
@@ -103,9 +106,9 @@ def run_pipeline(paths: Paths | None = None, clip_keys: list[str] | None = None,
     config = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     config.update(run_config or {})
 
-    def execute(selection, partition_key=None, label=""):
+    def execute(selection, partition_key=None, label="", tags=None):
         result = job.execute_in_process(instance=inst, asset_selection=selection, partition_key=partition_key,
-                                        run_config=config, raise_on_error=False)
+                                        run_config=config, raise_on_error=False, tags=tags)
         report.runs += 1
         if not result.success:
             report.failed.append(label or (partition_key or "tables"))
@@ -122,9 +125,14 @@ def run_pipeline(paths: Paths | None = None, clip_keys: list[str] | None = None,
         if not first.success:
             report.seconds = time.monotonic() - started
             return report
-        for i, key in enumerate(clips, 1):
-            log(f"[{i}/{len(clips)}] {key}")
-            execute(partitioned, partition_key=key, label=key)
+        order = inst.get_dynamic_partitions("clips")
+        done = 0
+        for batch in batches(order, clips):
+            done += len(batch)
+            label = batch[0] if len(batch) == 1 else f"{batch[0]} … {batch[-1]} ({len(batch)} clips)"
+            log(f"[{done}/{len(clips)}] {label}")
+            execute(partitioned, partition_key=batch[0] if len(batch) == 1 else None, label=label,
+                    tags=range_tags(batch))
         if downstream:
             log(f"materializing cross-clip tables ({len(downstream)} assets)")
             execute(downstream, label="cross-clip tables")

@@ -120,20 +120,13 @@ CLIP_ANNOTATION_COLUMNS = [
 ]
 
 
-_VIDEO_INDEX: dict[int, tuple[pd.DataFrame, dict[str, pd.DataFrame]]] = {}
-
-
-def rows_of_video(frame: pd.DataFrame, video_id: str) -> pd.DataFrame:
-    """Rows of one video, through a per-table index built once (tables are not modified after loading)."""
-    cached = _VIDEO_INDEX.get(id(frame))
-    if cached is None or cached[0] is not frame:
-        cached = (frame, {v: g for v, g in frame.groupby("video_id", sort=False)})
-        _VIDEO_INDEX[id(frame)] = cached
-    return cached[1].get(video_id, frame.iloc[0:0])
+def _video_rows(frame: pd.DataFrame, video_id: str) -> pd.DataFrame:
+    """Rows of one video (a plain filter: no index outlives its table)."""
+    return frame.loc[frame["video_id"] == video_id]
 
 
 def _overlap(frame: pd.DataFrame, clip: Clip) -> pd.DataFrame:
-    rows = rows_of_video(frame, clip.video_id)
+    rows = _video_rows(frame, clip.video_id)
     return rows.loc[(rows["start_s"] < clip.end_s) & (rows["stop_s"] > clip.start_s)]
 
 
@@ -152,14 +145,50 @@ def _finish(rows: pd.DataFrame, clip: Clip, stream: str, row_id: pd.Series, labe
     return out
 
 
+def _step_row_ids(steps: pd.DataFrame) -> pd.Series:
+    """A recipe step's row id names its span: ``<step_id>@<start>-<stop>``."""
+    return pd.Series([f"{sid}@{_fmt(a)}-{_fmt(b)}" for sid, a, b in zip(steps["step_id"], steps["start_s"], steps["stop_s"])],
+                     index=steps.index, dtype=object)
+
+
+def _sound_labels(sounds: pd.DataFrame) -> pd.Series:
+    return sounds["sound_class"].fillna("(not categorised) " + sounds["description"])
+
+
+def _narration_labels(narrations: pd.DataFrame) -> pd.Series:
+    return narrations["narration"].fillna("(unlabelled)")
+
+
+def _empty_rows() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="object") for c in CLIP_ANNOTATION_COLUMNS})
+
+
+_INT_COLUMNS = ("class_id", "verb_class", "noun_class", "step_number")
+_BOOL_COLUMNS = ("categorised", "labelled")
+_LIST_COLUMNS = ("all_nouns", "all_noun_classes")
+
+
+def _stable_types(out: pd.DataFrame, columns=None) -> None:
+    """Parquet-friendly, stable types (in place; only ``columns`` when given)."""
+    wanted = set(CLIP_ANNOTATION_COLUMNS if columns is None else columns)
+    for column in (c for c in _INT_COLUMNS if c in wanted):
+        out[column] = pd.to_numeric(out[column], errors="coerce").astype("Int64")
+    for column in (c for c in _BOOL_COLUMNS if c in wanted):
+        out[column] = out[column].astype("boolean")
+    for column in (c for c in _LIST_COLUMNS if c in wanted):
+        out[column] = out[column].map(lambda v: list(v) if isinstance(v, (list, tuple, np.ndarray)) else [])
+
+
 def clip_annotations(ann: Annotations, clip: Clip) -> pd.DataFrame:
-    """Every annotation row overlapping the clip's window (plus recipe context for hd_epic)."""
+    """Every annotation row overlapping the clip's window (plus recipe context for hd_epic).
+
+    The reference for one clip; :func:`clips_annotations` gives the same frames for many clips at once."""
     parts: list[pd.DataFrame] = []
     if clip.dataset == "epic_sounds":
         s = _overlap(ann.sounds, clip)
-        parts.append(_finish(s, clip, "sound", s["annotation_id"], s["sound_class"].fillna("(not categorised) " + s["description"])))
+        parts.append(_finish(s, clip, "sound", s["annotation_id"], _sound_labels(s)))
         n = _overlap(ann.narrations, clip)
-        parts.append(_finish(n, clip, "narration", n["narration_id"], n["narration"].fillna("(unlabelled)")))
+        parts.append(_finish(n, clip, "narration", n["narration_id"], _narration_labels(n)))
     else:
         a = _overlap(ann.activities, clip)
         parts.append(_finish(a, clip, "activity", a["activity_id"], a["label"]))
@@ -168,31 +197,213 @@ def clip_annotations(ann: Annotations, clip: Clip) -> pd.DataFrame:
         steps = ann.recipe_steps
         inside = _overlap(steps, clip)
         recipes = set(inside["recipe_key"])
-        video_steps = rows_of_video(steps, clip.video_id)
+        video_steps = _video_rows(steps, clip.video_id)
         context = video_steps.loc[video_steps["recipe_key"].isin(recipes)].copy()
         context["in_window"] = (context["start_s"] < clip.end_s) & (context["stop_s"] > clip.start_s)
         context = context.rename(columns={"step_text": "step_label"})
-        parts.append(_finish(context, clip, "recipe_step",
-                             pd.Series([f"{sid}@{_fmt(a)}-{_fmt(b)}" for sid, a, b in
-                                        zip(context["step_id"], context["start_s"], context["stop_s"])],
-                                       index=context.index, dtype=object),
-                             context["step_label"]))
+        parts.append(_finish(context, clip, "recipe_step", _step_row_ids(context), context["step_label"]))
     frames = [p for p in parts if len(p)]
     if not frames:
-        return pd.DataFrame({c: pd.Series(dtype="object") for c in CLIP_ANNOTATION_COLUMNS})
+        return _empty_rows()
     out = pd.concat(frames, ignore_index=True)
     for column in CLIP_ANNOTATION_COLUMNS:
         if column not in out.columns:
             out[column] = None
     out = out[CLIP_ANNOTATION_COLUMNS].sort_values(["stream", "start_s", "row_id"], kind="stable").reset_index(drop=True)
-    # Parquet-friendly, stable types.
-    for column in ("class_id", "verb_class", "noun_class", "step_number"):
-        out[column] = pd.to_numeric(out[column], errors="coerce").astype("Int64")
-    for column in ("categorised", "labelled"):
-        out[column] = out[column].astype("boolean")
-    for column in ("all_nouns", "all_noun_classes"):
-        out[column] = out[column].map(lambda v: list(v) if isinstance(v, (list, tuple, np.ndarray)) else [])
+    _stable_types(out)
     return out
+
+
+# --- many clips at once: one interval join per table ----------------------------------------------------
+
+@dataclass
+class _IntervalIndex:
+    """One table's rows sorted by (video, start): each video's block and its longest span, so the rows
+    overlapping a window are found by two binary searches and one comparison of stops."""
+
+    frame: pd.DataFrame
+    order: np.ndarray              # table positions sorted by (video, start)
+    starts: np.ndarray             # start_s in that order
+    stops: np.ndarray
+    blocks: dict[str, tuple[int, int, float]]   # video -> (first, end, longest finite span)
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame) -> "_IntervalIndex":
+        start = pd.to_numeric(frame["start_s"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        stop = pd.to_numeric(frame["stop_s"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        videos = frame["video_id"].astype(object).to_numpy()
+        keep = np.flatnonzero(~np.isnan(start) & ~np.isnan(stop) & pd.notna(videos))
+        codes, uniques = pd.factorize(videos[keep], sort=False)
+        order = keep[np.lexsort((start[keep], codes))]
+        bounds = np.searchsorted(np.sort(codes), np.arange(len(uniques) + 1))
+        span = stop[order] - start[order]
+        blocks = {}
+        for i, video in enumerate(uniques):
+            a, b = int(bounds[i]), int(bounds[i + 1])
+            finite = span[a:b][np.isfinite(span[a:b])]
+            longest = float(finite.max()) if len(finite) else 0.0
+            if not np.isfinite(span[a:b]).all():
+                longest = np.inf
+            blocks[str(video)] = (a, b, longest)
+        return cls(frame, order, start[order], stop[order], blocks)
+
+    def overlaps(self, clips: list[Clip]) -> tuple[np.ndarray, np.ndarray]:
+        """(clip number, table position) of every row overlapping each clip, ordered by clip then position."""
+        which, positions = [], []
+        for n, clip in enumerate(clips):
+            block = self.blocks.get(clip.video_id)
+            if block is None:
+                continue
+            first, end, longest = block
+            starts = self.starts[first:end]
+            lo = first + (int(np.searchsorted(starts, clip.start_s - longest, "left")) if np.isfinite(longest) else 0)
+            hi = first + int(np.searchsorted(starts, clip.end_s, "left"))
+            if hi <= lo:
+                continue
+            hit = np.flatnonzero(self.stops[lo:hi] > clip.start_s) + lo
+            if len(hit):
+                positions.append(np.sort(self.order[hit]))
+                which.append(np.full(len(hit), n))
+        if not positions:
+            return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+        return np.concatenate(which), np.concatenate(positions)
+
+
+class ClipRowsIndex:
+    """The annotation tables of one :class:`Annotations`, indexed for interval joins. Build it once and
+    ask it for the rows of many clips (:meth:`rows`); it holds no reference beyond its own lifetime."""
+
+    def __init__(self, ann: Annotations):
+        self.ann = ann
+        self._indexes: dict[str, _IntervalIndex] = {}
+        self._derived: dict[str, tuple[pd.Series, pd.Series]] = {}
+
+    def _index(self, table: str) -> _IntervalIndex:
+        if table not in self._indexes:
+            self._indexes[table] = _IntervalIndex.of(self.ann.table(table))
+        return self._indexes[table]
+
+    def _ids_and_labels(self, table: str) -> tuple[np.ndarray, np.ndarray]:
+        """Row id and label of every row of a table, computed once per table."""
+        if table not in self._derived:
+            frame = self.ann.table(table)
+            if table == "sounds":
+                ids, labels = frame["annotation_id"], _sound_labels(frame)
+            elif table == "narrations":
+                ids, labels = frame["narration_id"], _narration_labels(frame)
+            elif table == "activities":
+                ids, labels = frame["activity_id"], frame["label"]
+            elif table == "object_tracks":
+                ids, labels = frame["track_id"], frame["object_name"]
+            else:
+                ids, labels = _step_row_ids(frame), frame["step_text"]
+            self._derived[table] = (ids.astype(str).to_numpy(dtype=object), labels.to_numpy(dtype=object))
+        return self._derived[table]
+
+    def _part(self, table: str, stream: str, clips: list[Clip], which: np.ndarray, positions: np.ndarray,
+              in_window: np.ndarray | None = None) -> pd.DataFrame:
+        frame = self.ann.table(table)
+        out = frame.iloc[positions].reset_index(drop=True)
+        if table == "recipe_steps":
+            out = out.rename(columns={"step_text": "step_label"})
+        ids, labels = self._ids_and_labels(table)
+        starts = np.array([c.start_s for c in clips], dtype=float)[which]
+        ends = np.array([c.end_s for c in clips], dtype=float)[which]
+        out["clip_key"] = np.array([c.key for c in clips], dtype=object)[which]
+        out["dataset"] = np.array([c.dataset for c in clips], dtype=object)[which]
+        out["stream"] = stream
+        out["row_id"] = ids[positions]
+        out["label"] = labels[positions]
+        out["start_clipped_s"] = np.minimum(np.maximum(out["start_s"].to_numpy(dtype=float), starts), ends)
+        out["stop_clipped_s"] = np.minimum(np.maximum(out["stop_s"].to_numpy(dtype=float), starts), ends)
+        out["in_window"] = True if in_window is None else in_window
+        out["source_row"] = out["source_row"].astype(str)
+        out["_clip"] = which
+        return out
+
+    def _recipe_context(self, clips: list[Clip]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every step of each recipe that has a step inside the clip (same video), with in_window."""
+        steps = self.ann.recipe_steps
+        which, positions = self._index("recipe_steps").overlaps(clips)
+        if not len(positions):
+            return which, positions, np.zeros(0, dtype=bool)
+        keys = steps["recipe_key"].astype(object).to_numpy()
+        videos = steps["video_id"].astype(object).to_numpy()
+        wanted = pd.DataFrame({"_clip": which, "video_id": videos[positions], "recipe_key": keys[positions]}).drop_duplicates()
+        table = pd.DataFrame({"video_id": videos, "recipe_key": keys, "_pos": np.arange(len(steps))})
+        joined = wanted.merge(table, on=["video_id", "recipe_key"]).sort_values(["_clip", "_pos"], kind="stable")
+        which, positions = joined["_clip"].to_numpy(), joined["_pos"].to_numpy()
+        start = pd.to_numeric(steps["start_s"], errors="coerce").to_numpy(dtype=float)[positions]
+        stop = pd.to_numeric(steps["stop_s"], errors="coerce").to_numpy(dtype=float)[positions]
+        ends = np.array([c.end_s for c in clips], dtype=float)[which]
+        begins = np.array([c.start_s for c in clips], dtype=float)[which]
+        return which, positions, (start < ends) & (stop > begins)
+
+    def rows(self, clips: list[Clip]) -> dict[str, pd.DataFrame]:
+        """The ``clip_annotations`` frame of each clip (by key), identical to :func:`clip_annotations`."""
+        out: dict[str, pd.DataFrame] = {}
+        for dataset in DATASETS:
+            group = [c for c in clips if c.dataset == dataset]
+            if group:
+                out.update(self._rows_of(dataset, group))
+        return {c.key: out[c.key] for c in clips}
+
+    _STREAMS = {"epic_sounds": (("sounds", "sound"), ("narrations", "narration")),
+                "hd_epic": (("activities", "activity"), ("object_tracks", "object_track"))}
+
+    def _rows_of(self, dataset: str, clips: list[Clip]) -> dict[str, pd.DataFrame]:
+        parts: dict[str, pd.DataFrame] = {}
+        for table, stream in self._STREAMS[dataset]:
+            which, positions = self._index(table).overlaps(clips)
+            parts[stream] = self._part(table, stream, clips, which, positions)
+        if dataset == "hd_epic":
+            which, positions, inside = self._recipe_context(clips)
+            parts["recipe_step"] = self._part("recipe_steps", "recipe_step", clips, which, positions, inside)
+        # a clip without rows of a stream lacks that stream's own columns (null, as clip by clip)
+        provided = {stream: set(part.columns) for stream, part in parts.items()}
+        frames = [p for p in parts.values() if len(p)]
+        result = {c.key: None for c in clips}
+        if frames:
+            big = pd.concat(frames, ignore_index=True)
+            for column in CLIP_ANNOTATION_COLUMNS:
+                if column not in big.columns:
+                    big[column] = None
+            big = big[[*CLIP_ANNOTATION_COLUMNS, "_clip"]].sort_values(["_clip", "stream", "start_s", "row_id"],
+                                                                       kind="stable").reset_index(drop=True)
+            _stable_types(big)
+            numbers = big["_clip"].to_numpy()
+            streams = big["stream"].to_numpy(dtype=object)
+            bounds = np.searchsorted(numbers, np.arange(len(clips) + 1))
+            big = big.drop(columns="_clip")
+            for n, clip in enumerate(clips):
+                a, b = int(bounds[n]), int(bounds[n + 1])
+                if a == b:
+                    continue
+                rows = big.iloc[a:b].reset_index(drop=True)
+                present = set().union(*(provided[s] for s in set(streams[a:b])))
+                absent = [c for c in CLIP_ANNOTATION_COLUMNS if c not in present]
+                for column in absent:
+                    rows[column] = None
+                if absent:
+                    _stable_types(rows, absent)
+                result[clip.key] = rows
+        return {key: rows if rows is not None else _empty_rows() for key, rows in result.items()}
+
+
+def clips_annotations(ann: Annotations, clips: list[Clip]) -> dict[str, pd.DataFrame]:
+    """The ``clip_annotations`` frame of every clip (by key), from one interval join per table: the same
+    frames as :func:`clip_annotations` clip by clip."""
+    return ClipRowsIndex(ann).rows(clips)
+
+
+def iter_clips_annotations(ann: Annotations, clips: list[Clip], batch: int = 256):
+    """``(clip, rows)`` for every clip in order, joined ``batch`` clips at a time (bounded memory)."""
+    index = ClipRowsIndex(ann)
+    for i in range(0, len(clips), batch):
+        chunk = clips[i:i + batch]
+        rows = index.rows(chunk)
+        for clip in chunk:
+            yield clip, rows.pop(clip.key)
 
 
 def all_windows(ann: Annotations, dataset: str, width: float = 30.0) -> list[Clip]:
@@ -269,7 +480,7 @@ def content_hash(rows: pd.DataFrame) -> str:
 
 def clip_hashes(ann: Annotations, clips: list[Clip]) -> dict[str, str]:
     """Content hash of each clip's overlapping rows (the ``clip_annotations`` data version)."""
-    return {clip.key: content_hash(clip_annotations(ann, clip)) for clip in clips}
+    return {clip.key: content_hash(rows) for clip, rows in iter_clips_annotations(ann, clips)}
 
 
 def gaps(clip: Clip, rows: pd.DataFrame) -> list[str]:

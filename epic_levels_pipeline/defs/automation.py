@@ -2,7 +2,8 @@
 
 Per-clip assets ignore updates of the shared annotation tables and catalogue: those are re-materialized
 whenever any file changes, and reacting to them would re-run every clip. Which clips changed is decided
-by ``annotation_change_sensor`` (content hash per clip), which re-runs their ``clip_annotations``.
+by ``annotation_change_sensor`` (content hash per clip), which re-runs their whole per-clip chain; these
+conditions bring along anything else upstream of a clip that changes (a clip materialized by hand in the UI).
 """
 
 import dagster as dg

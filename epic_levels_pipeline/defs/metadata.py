@@ -44,3 +44,25 @@ def counts_markdown(counts: dict, key: str = "reason", value: str = "count") -> 
         return "_(none)_"
     frame = pd.DataFrame(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])), columns=[key, value])
     return markdown_table(frame, max_rows=60, max_width=140)
+
+
+def batch_metadata(per_clip: dict[str, dict]) -> dict:
+    """One materialization's metadata for the clips of its step: a single clip's as it is; for a batch (the
+    metadata is shared by every partition of the step) the clip count, the summed row count and other
+    integer counts, and a table of each clip's row count."""
+    if len(per_clip) == 1:
+        return next(iter(per_clip.values()))
+
+    def number(value):
+        value = getattr(value, "value", value)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    first = next(iter(per_clip.values()), {})
+    sums = {k: sum(number(m.get(k)) or 0 for m in per_clip.values()) for k, v in first.items() if number(v) is not None}
+    rows = pd.DataFrame([{"clip": key, "rows": number(m.get("dagster/row_count"))} for key, m in per_clip.items()])
+    out = {k: dg.MetadataValue.int(int(v)) for k, v in sums.items()}
+    out.update({"clips_in_batch": dg.MetadataValue.int(len(per_clip)),
+                "rows_by_clip": dg.MetadataValue.md(markdown_table(rows, 60))})
+    if "dagster/column_schema" in first:
+        out["dagster/column_schema"] = first["dagster/column_schema"]
+    return out

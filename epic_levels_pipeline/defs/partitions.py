@@ -1,5 +1,55 @@
+"""Clip partitions, and how several of them run as one batch.
+
+Per-clip assets take every clip partition of their run (``context.partition_keys``) and return one value
+per clip (a ``{clip_key: value}`` mapping the IO manager writes clip by clip); their per-clip inputs
+(``clip_in``) arrive the same way. A run may hold one clip or a contiguous range of up to
+``MAX_CLIPS_PER_RUN`` clips (``CLIP_BACKFILL``), so a backfill, ``epic-levels run`` and the sensor's
+requests pay Dagster's per-run and per-step cost once per batch; a single changed clip still runs alone.
+"""
+
+from __future__ import annotations
+
 import dagster as dg
 
 # One dynamic partition per clip; keys encode dataset, video and window (epic_sounds__P09_08__45-75).
 # A two-dimensional dataset x clip partitioning would create every combination, most of them invalid.
 clip_partitions = dg.DynamicPartitionsDefinition(name="clips")
+
+MAX_CLIPS_PER_RUN = 50
+CLIP_BACKFILL = dg.BackfillPolicy.multi_run(max_partitions_per_run=MAX_CLIPS_PER_RUN)
+BY_CLIP = "by_clip"  # input metadata: load one value per clip of the run, not their concatenation
+RANGE_START = "dagster/asset_partition_range_start"
+RANGE_END = "dagster/asset_partition_range_end"
+
+
+def clip_in(name: str | None = None) -> dg.AssetIn:
+    """A per-clip input of a per-clip asset: ``{clip_key: frame}`` for the clips of the run."""
+    return dg.AssetIn(name, metadata={BY_CLIP: True})
+
+
+def clip_keys(context) -> list[str]:
+    """The clip partitions this step materializes (one, or a batch)."""
+    return list(context.partition_keys)
+
+
+def batches(order: list[str], wanted, size: int = MAX_CLIPS_PER_RUN) -> list[list[str]]:
+    """``wanted`` clips as runs of consecutive partitions (in the partitions' ``order``), each at most ``size``
+    long: a partition range covers exactly the clips asked for, never one in between."""
+    wanted = set(wanted)
+    out: list[list[str]] = []
+    current: list[str] = []
+    for key in order:
+        if key in wanted and len(current) < size:
+            current.append(key)
+            continue
+        if current:
+            out.append(current)
+        current = [key] if key in wanted else []
+    if current:
+        out.append(current)
+    return out
+
+
+def range_tags(batch: list[str]) -> dict[str, str]:
+    """Run tags that target a batch of consecutive clip partitions (none needed for one clip)."""
+    return {} if len(batch) == 1 else {RANGE_START: batch[0], RANGE_END: batch[-1]}

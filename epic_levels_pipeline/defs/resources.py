@@ -6,10 +6,12 @@ from pathlib import Path
 
 import dagster as dg
 import pandas as pd
+from pydantic import PrivateAttr
 
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
 from ..warehouse import TableStore, read_parquet, write_parquet
+from .partitions import BY_CLIP
 
 
 def _paths(root: str) -> Paths:
@@ -42,11 +44,18 @@ class TableIOManager(dg.ConfigurableIOManager):
     """DataFrames to ``data/assets/<asset>[/<clip>].parquet`` (atomic); the ``warehouse`` asset makes their views.
 
     Outputs are written atomically and only when the step yields them (blocking checks run before), so a
-    failed run leaves the last good materialization in place. Loading a partitioned asset into an
-    unpartitioned one concatenates every materialized clip and logs the clips that have none.
+    failed run leaves the last good materialization in place. A per-clip output is a ``{clip_key: frame}``
+    mapping (one clip or a batch), written clip by clip; a per-clip input marked ``by_clip``
+    (``partitions.clip_in``) is loaded the same way. Loading a partitioned asset into an unpartitioned one
+    concatenates every materialized clip and logs the clips that have none. Unpartitioned tables (the
+    annotation tables, the catalogue) are read once per run and kept only until the run ends.
     """
 
     root: str = ""
+    _loaded: dict = PrivateAttr(default_factory=dict)
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        self._loaded.clear()
 
     @property
     def paths(self) -> Paths:
@@ -61,8 +70,17 @@ class TableIOManager(dg.ConfigurableIOManager):
 
     def handle_output(self, context: dg.OutputContext, obj) -> None:
         name = context.asset_key.path[-1]
-        partition = context.partition_key if context.has_asset_partitions else None
-        path = self._path(name, partition)
+        if context.has_asset_partitions:
+            keys = list(context.asset_partition_keys)
+            frames = obj if isinstance(obj, dict) else {keys[0]: obj}
+            if len(keys) > 1 or isinstance(obj, dict):
+                missing = sorted(set(keys) - set(frames))
+                if missing or not isinstance(obj, dict):
+                    raise dg.Failure(f"{name}: the step returned no value for clips {missing or keys}")
+            for key in keys:
+                write_parquet(frames[key], self._path(name, key))  # views: the `warehouse` asset's
+            return
+        path = self._path(name, None)
         if isinstance(obj, pd.DataFrame):
             write_parquet(obj, path)  # the warehouse view is the `warehouse` asset's (the one writer)
         else:
@@ -78,16 +96,24 @@ class TableIOManager(dg.ConfigurableIOManager):
             keys = context.asset_partition_keys
             paths = [self._path(name, k) for k in keys]
             missing = [k for k, p in zip(keys, paths) if not p.exists()]
-            if missing and len(keys) == 1:
-                raise dg.Failure(f"{name} has no materialization for clip {keys[0]} ({paths[0]}): materialize it first")
+            if missing and (len(keys) == 1 or context.definition_metadata.get(BY_CLIP)):
+                raise dg.Failure(f"{name} has no materialization for clips {', '.join(missing[:20])} "
+                                 f"({self._path(name, missing[0])}): materialize them first")
+            if context.definition_metadata.get(BY_CLIP):
+                return {k: read_parquet([p]) for k, p in zip(keys, paths)}
             if missing:  # cross-clip tables read the clips that have this table, and say which do not
                 context.log.warning(f"{name}: {len(missing)} of {len(keys)} clips not materialized, left out: "
                                     + ", ".join(missing[:20]) + (" …" if len(missing) > 20 else ""))
             return read_parquet(paths)
         path, pickled = self._path(name, None), self.store.object_path(name)
-        if pickled.exists() and not path.exists():
-            return pickle.loads(pickled.read_bytes())
-        return read_parquet([path])
+        source = pickled if pickled.exists() and not path.exists() else path
+        stat = source.stat() if source.exists() else None
+        version = (name, str(source), stat.st_mtime_ns if stat else None, stat.st_size if stat else None)
+        if version not in self._loaded:
+            self._loaded.pop(next((k for k in self._loaded if k[0] == name), None), None)
+            self._loaded[version] = (pickle.loads(pickled.read_bytes()) if source == pickled
+                                     else read_parquet([path]))
+        return self._loaded[version]
 
 
 def default_resources(root: str = "") -> dict:

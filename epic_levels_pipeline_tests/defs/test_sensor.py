@@ -8,7 +8,11 @@ import pytest
 from epic_levels_pipeline.defs.operations.sensors import annotation_change_sensor, rescore_after_retire, retire_clips_job
 from epic_levels_pipeline.defs.resources import ProjectResource
 
-from .test_dagster_pipeline import TABLES, materialize
+from epic_levels_pipeline.orchestrate import load_definitions
+
+from .test_dagster_pipeline import QUIET, TABLES, materialize
+
+CLIP_JOBS = ("clip_annotations_job", "clip_chain_job", "clip_update_job")
 
 pytestmark = pytest.mark.slow
 
@@ -29,11 +33,30 @@ def apply(instance, result):
                 instance.delete_dynamic_partition(request.partitions_def_name, key)
 
 
+def clips_of(instance, request) -> list[str]:
+    """The clip partitions a run request targets: its partition, or the range its tags name."""
+    if request.partition_key:
+        return [request.partition_key]
+    tags = request.tags or {}
+    if "dagster/asset_partition_range_start" not in tags:
+        return []
+    order = instance.get_dynamic_partitions("clips")
+    a, b = order.index(tags["dagster/asset_partition_range_start"]), order.index(tags["dagster/asset_partition_range_end"])
+    return order[a:b + 1]
+
+
+def requested(instance, result) -> list[tuple[str, list[str]]]:
+    return [(r.job_name, clips_of(instance, r)) for r in result.run_requests]
+
+
 def run_requested(instance, result):
-    """Materialize each requested clip_annotations run, as the daemon would launch it."""
+    """Execute each requested clip run (one clip or a batch), as the daemon would launch it."""
+    defs = load_definitions()
     for request in result.run_requests:
-        if request.job_name == "clip_annotations_job":
-            assert materialize(instance, ["clip_annotations"], request.partition_key).success
+        if request.job_name in CLIP_JOBS:
+            job = defs.resolve_job_def(request.job_name)
+            assert job.execute_in_process(instance=instance, partition_key=request.partition_key, tags=request.tags,
+                                          run_config=QUIET, raise_on_error=False).success
 
 
 def test_sensor_requests_exactly_the_changed_clip(project, instance):
@@ -46,7 +69,8 @@ def test_sensor_requests_exactly_the_changed_clip(project, instance):
     # tables materialized -> every clip requested once (all new to the cursor)
     assert materialize(instance, TABLES).success
     second = evaluate(instance, project, first.cursor)
-    assert sorted(r.partition_key for r in second.run_requests) == sorted(instance.get_dynamic_partitions("clips"))
+    # every clip is new to the record: one batch of consecutive partitions, each clip's whole chain
+    assert requested(instance, second) == [("clip_chain_job", instance.get_dynamic_partitions("clips"))]
     run_requested(instance, second)
     # nothing changed -> nothing requested
     third = evaluate(instance, project, second.cursor)
@@ -56,16 +80,14 @@ def test_sensor_requests_exactly_the_changed_clip(project, instance):
     path = project.annotations / "epic-sounds" / "EPIC_Sounds_validation.csv"
     path.write_text(path.read_text().replace("P09_08_13,P09,P09_08,00:00:47.662", "P09_08_13,P09,P09_08,00:00:47.700"))
     fourth = evaluate(instance, project, third.cursor)
-    assert [r.job_name for r in fourth.run_requests] == ["annotation_tables_job"]  # tables first, clips wait
-    assert materialize(instance, TABLES).success
-    fifth = evaluate(instance, project, fourth.cursor)
-    assert [(r.job_name, r.partition_key) for r in fifth.run_requests] == [("clip_annotations_job", "epic_sounds__P09_08__45-75")]
+    # one run: the tables, exactly that clip's chain, and the cross-clip tables
+    assert requested(instance, fourth) == [("clip_update_job", ["epic_sounds__P09_08__45-75"])]
     # until that run has recorded the new hash, the request stands (same run key: Dagster launches it once)
-    again = evaluate(instance, project, fourth.cursor)
-    assert [r.run_key for r in again.run_requests] == [r.run_key for r in fifth.run_requests]
-    run_requested(instance, fifth)
-    sixth = evaluate(instance, project, fifth.cursor)
-    assert sixth.run_requests == []
+    again = evaluate(instance, project, third.cursor)
+    assert [r.run_key for r in again.run_requests] == [r.run_key for r in fourth.run_requests]
+    run_requested(instance, fourth)
+    fifth = evaluate(instance, project, fourth.cursor)
+    assert fifth.run_requests == []
 
 
 def test_materializations_made_elsewhere_count_as_current(project, instance):
@@ -105,7 +127,7 @@ def test_sensor_adds_and_retires_partitions(project, instance):
     second = evaluate(instance, project, first.cursor)
     apply(instance, second)
     assert "epic_sounds__P18_05__360-390" in instance.get_dynamic_partitions("clips")
-    assert ("clip_annotations_job", "epic_sounds__P18_05__360-390") in [(r.job_name, r.partition_key) for r in second.run_requests]
+    assert any(job == "clip_chain_job" and "epic_sounds__P18_05__360-390" in clips for job, clips in requested(instance, second))
     # removing it retires the partition and moves its files out of the warehouse views
     (project.assets / "questions").mkdir(parents=True, exist_ok=True)
     (project.assets / "questions" / "epic_sounds__P18_05__360-390.parquet").write_bytes(b"x")
@@ -143,12 +165,11 @@ def test_sensor_reruns_when_files_return_to_an_earlier_content(project, instance
     cursor = first.cursor
     for text in (original.replace("00:00:47.662", "00:00:47.700", 1), original):
         path.write_text(text)
-        tables = evaluate(instance, project, cursor)
-        assert [r.job_name for r in tables.run_requests] == ["annotation_tables_job"]
-        assert materialize(instance, TABLES).success
-        clips = evaluate(instance, project, tables.cursor)
-        assert [r.partition_key for r in clips.run_requests] == ["epic_sounds__P09_08__45-75"]
-        run_requested(instance, clips)
-        keys |= {r.run_key for r in tables.run_requests + clips.run_requests}
-        cursor = clips.cursor
-    assert len(keys) == 4
+        update = evaluate(instance, project, cursor)
+        assert requested(instance, update) == [("clip_update_job", ["epic_sounds__P09_08__45-75"])]
+        run_requested(instance, update)
+        after = evaluate(instance, project, update.cursor)
+        assert after.run_requests == []
+        keys |= {r.run_key for r in update.run_requests}
+        cursor = after.cursor
+    assert len(keys) == 2

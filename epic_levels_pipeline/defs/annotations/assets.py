@@ -6,10 +6,10 @@ import pandas as pd
 
 from ...annotations.readers import TABLE_COLUMNS, Annotations, discover, files_fingerprint, read_tables
 from ...annotations.catalogue import Catalogue, build_catalogue
-from ...annotations.clips import Clip, clip_annotations as rows_of_clip, content_hash, gaps
+from ...annotations.clips import Clip, clips_annotations, content_hash, gaps
 from ...errors import AnnotationError
-from ..metadata import counts_markdown, markdown_table, table_metadata
-from ..partitions import clip_partitions
+from ..metadata import batch_metadata, counts_markdown, markdown_table, table_metadata
+from ..partitions import CLIP_BACKFILL, clip_keys, clip_partitions
 from ..resources import ProjectResource
 
 ANNOTATION_TABLES = list(TABLE_COLUMNS)
@@ -90,23 +90,35 @@ def annotations_from(tables: dict[str, pd.DataFrame]) -> Annotations:
 
 @dg.asset(
     partitions_def=clip_partitions, group_name="annotations", kinds={"pandas", "parquet"}, code_version="1",
+    backfill_policy=CLIP_BACKFILL,
     ins={name: dg.AssetIn(name) for name in ("sounds", "narrations", "activities", "recipe_steps", "object_tracks")},
     description="Every annotation row overlapping the clip's window, with its stream, id and span clipped and "
                 "unclipped (plus, for hd_epic, the recipe's steps outside the window).",
 )
 def clip_annotations(context: dg.AssetExecutionContext, sounds: pd.DataFrame, narrations: pd.DataFrame,
-                     activities: pd.DataFrame, recipe_steps: pd.DataFrame, object_tracks: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    clip = Clip.from_key(context.partition_key)
+                     activities: pd.DataFrame, recipe_steps: pd.DataFrame, object_tracks: pd.DataFrame):
+    """One interval join per table for every clip of the run. The content hash of a clip's rows is its
+    data version when the run holds one clip, and is in the metadata either way (``content_hash``, or
+    ``content_hashes`` by clip for a batch, whose partitions share one metadata)."""
+    keys = clip_keys(context)
     tables = {"sounds": sounds, "narrations": narrations, "activities": activities, "recipe_steps": recipe_steps,
               "object_tracks": object_tracks}
-    rows = rows_of_clip(annotations_from(tables), clip)
-    digest = content_hash(rows)
-    per_stream = rows.groupby(["stream", "in_window"]).size().rename("rows").reset_index() if len(rows) else pd.DataFrame()
-    meta = table_metadata(rows, ["stream", "row_id", "label", "start_s", "stop_s", "start_clipped_s", "stop_clipped_s"], 12)
-    meta.update({
-        "dataset": clip.dataset, "video_id": clip.video_id, "window": f"{clip.start_s:g}-{clip.end_s:g} s",
-        "rows_by_stream": dg.MetadataValue.md(markdown_table(per_stream)),
-        "known_gaps": dg.MetadataValue.md("\n".join(f"- {g}" for g in gaps(clip, rows)) or "_(none)_"),
-        "content_hash": digest,
-    })
-    return dg.Output(rows, metadata=meta, data_version=dg.DataVersion(digest))
+    by_clip = clips_annotations(annotations_from(tables), [Clip.from_key(k) for k in keys])
+    digests, per_clip = {}, {}
+    for key, rows in by_clip.items():
+        clip = Clip.from_key(key)
+        digests[key] = content_hash(rows)
+        per_stream = rows.groupby(["stream", "in_window"]).size().rename("rows").reset_index() if len(rows) else pd.DataFrame()
+        meta = table_metadata(rows, ["stream", "row_id", "label", "start_s", "stop_s", "start_clipped_s", "stop_clipped_s"], 12)
+        meta.update({
+            "dataset": clip.dataset, "video_id": clip.video_id, "window": f"{clip.start_s:g}-{clip.end_s:g} s",
+            "rows_by_stream": dg.MetadataValue.md(markdown_table(per_stream)),
+            "known_gaps": dg.MetadataValue.md("\n".join(f"- {g}" for g in gaps(clip, rows)) or "_(none)_"),
+            "content_hash": digests[key],
+        })
+        per_clip[key] = meta
+    if len(keys) == 1:
+        return dg.Output(by_clip, metadata=per_clip[keys[0]], data_version=dg.DataVersion(digests[keys[0]]))
+    meta = batch_metadata(per_clip)
+    meta["content_hashes"] = dg.MetadataValue.json(digests)
+    return dg.Output(by_clip, metadata=meta)

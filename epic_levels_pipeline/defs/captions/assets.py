@@ -13,8 +13,8 @@ from ...captions.models import model_caption_responses
 from ...responses.runner import ClipMediaInfo
 from ..automation import CROSS_CLIP, PER_CLIP
 from ..evaluation import EvaluationResource
-from ..metadata import counts_markdown, markdown_table, table_metadata
-from ..partitions import clip_partitions
+from ..metadata import batch_metadata, counts_markdown, markdown_table, table_metadata
+from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
 from ..resources import ProjectResource
 
 ALL_CLIPS = dg.AllPartitionMapping()
@@ -26,7 +26,7 @@ def _bullets(lines: list[str]) -> dg.MetadataValue:
 
 @dg.asset(
     partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="captions", kinds={"python", "parquet"},
-    code_version="1", ins={"clip_annotations": dg.AssetIn(), "entity_catalogue": dg.AssetIn()},
+    code_version="1", backfill_policy=CLIP_BACKFILL, ins={"clip_annotations": clip_in(), "entity_catalogue": dg.AssetIn()},
     check_specs=[dg.AssetCheckSpec("reference_structure_valid", asset="caption_references", blocking=True,
                                    description="Unique ids, spans inside the clip, every link between existing units "
                                                "of the right kinds, event→action links with positive overlap.")],
@@ -34,61 +34,76 @@ def _bullets(lines: list[str]) -> dg.MetadataValue:
                 "(EPIC-SOUNDS segments), actions (narrations; HD-EPIC object movements), references (named "
                 "entities; HD-EPIC objects) and links (event→action by overlap, action→reference).",
 )
-def caption_references(context: dg.AssetExecutionContext, clip_annotations: pd.DataFrame,
+def caption_references(context: dg.AssetExecutionContext, clip_annotations: dict[str, pd.DataFrame],
                        entity_catalogue: Catalogue):
-    clip = Clip.from_key(context.partition_key)
-    frame = track.caption_references(clip, clip_annotations, entity_catalogue)
-    info = track.reference_metadata(clip, clip_annotations, entity_catalogue)
+    keys = clip_keys(context)
+    frames, metas, problems, notes = {}, {}, [], []  # a batch's problems and notes name their clip
+    for key in keys:
+        clip, rows = Clip.from_key(key), clip_annotations[key]
+        frames[key] = frame = track.caption_references(clip, rows, entity_catalogue)
+        info = track.reference_metadata(clip, rows, entity_catalogue)
+        problems += [f"{key}: {p}" if len(keys) > 1 else p for p in info["problems"]]
+        notes += [f"{key}: {n}" if len(keys) > 1 else n for n in info["notes"]]
+        meta = table_metadata(frame, ["kind", "unit_id", "start_s", "stop_s", "label", "linked_ids", "source_id"], 10)
+        meta.update({k: dg.MetadataValue.int(info[k]) for k in ("events", "actions", "references", "links")})
+        metas[key] = meta
     yield dg.AssetCheckResult(check_name="reference_structure_valid", asset_key="caption_references",
-                              passed=not info["problems"], metadata={"problems": _bullets(info["problems"])})
-    if info["problems"]:
-        raise dg.Failure(description=f"{len(info['problems'])} problem(s) in the reference structure of {clip.key}; "
-                                     "the last good one is kept", metadata={"problems": _bullets(info["problems"])})
-    meta = table_metadata(frame, ["kind", "unit_id", "start_s", "stop_s", "label", "linked_ids", "source_id"], 10)
-    meta.update({k: dg.MetadataValue.int(info[k]) for k in ("events", "actions", "references", "links")})
-    meta["notes"] = _bullets(info["notes"])
-    yield dg.Output(frame, metadata=meta)
+                              passed=not problems, metadata={"problems": _bullets(problems)})
+    if problems:
+        raise dg.Failure(description=f"{len(problems)} problem(s) in the reference structure of {', '.join(frames)}; "
+                                     "the last good one is kept", metadata={"problems": _bullets(problems)})
+    yield dg.Output(frames, metadata={**batch_metadata(metas), "notes": _bullets(notes)})
 
 
 @dg.asset(
     partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="captions",
-    kinds={"python", "gemini", "parquet"}, code_version="1", pool="model_calls",
-    ins={"caption_references": dg.AssetIn(), "entity_catalogue": dg.AssetIn(), "clip_media": dg.AssetIn()},
+    kinds={"python", "gemini", "parquet"}, code_version="1", pool="model_calls", backfill_policy=CLIP_BACKFILL,
+    ins={"caption_references": clip_in(), "entity_catalogue": dg.AssetIn(), "clip_media": clip_in()},
     description="One structured caption per clip × condition × responder: the offline caption responders and, "
                 "when models are configured, each model through the QA track's call runner and cache with the "
                 "caption JSON schema (one request per clip × condition).",
 )
 def caption_responses(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
-                      caption_references: pd.DataFrame, entity_catalogue: Catalogue,
-                      clip_media: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    clip = Clip.from_key(context.partition_key)
-    frames = [track.caption_responses(clip, caption_references, entity_catalogue, evaluation.caption_offline(),
-                                      seed=project.seed)]
-    calls = []
+                      caption_references: dict[str, pd.DataFrame], entity_catalogue: Catalogue,
+                      clip_media: dict[str, pd.DataFrame]):
+    outs, metas = {}, {}
     cache = evaluation.cache(project.paths)
     try:
-        media = ClipMediaInfo.from_table(clip_media)
-        for run in evaluation.model_runs(cache):
-            frame, stats = model_caption_responses(clip, media, run)
-            frames.append(frame)
-            if stats is not None:
-                calls.append({"model": run.model, "requests": stats.requests, "cache_hits": stats.cache_hits,
-                              "calls_made": stats.calls_made, "retries": stats.retries, "errors": stats.errors})
+        runs = evaluation.model_runs(cache)
+        for key in clip_keys(context):
+            clip = Clip.from_key(key)
+            frames = [track.caption_responses(clip, caption_references[key], entity_catalogue,
+                                              evaluation.caption_offline(), seed=project.seed)]
+            calls = []
+            media = ClipMediaInfo.from_table(clip_media[key])
+            for run in runs:
+                frame, stats = model_caption_responses(clip, media, run)
+                frames.append(frame)
+                if stats is not None:
+                    calls.append({"model": run.model, "requests": stats.requests, "cache_hits": stats.cache_hits,
+                                  "calls_made": stats.calls_made, "retries": stats.retries, "errors": stats.errors})
+            outs[key] = out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) \
+                else frames[0]
+            metas[key] = _responses_metadata(out, calls)
     finally:
         cache.close()
-    out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else frames[0]
+    return dg.Output(outs, metadata=batch_metadata(metas))
+
+
+def _responses_metadata(out: pd.DataFrame, calls: list[dict]) -> dict:
     by_status = out.groupby(["responder", "model", "condition", "status"]).size().rename("rows").reset_index()
     failed = out[out["status"] != "ok"]
     meta = table_metadata(out, ["condition", "responder", "model", "status", "reply"], 6)
     meta.update({"by_status": dg.MetadataValue.md(markdown_table(by_status, 80)),
                  "not_ok_reasons": dg.MetadataValue.md(counts_markdown(failed["error"].fillna("").value_counts().to_dict())),
                  "model_calls": dg.MetadataValue.md(markdown_table(pd.DataFrame(calls)))})
-    return dg.Output(out, metadata=meta)
+    return meta
 
 
 @dg.multi_asset(
     partitions_def=clip_partitions, group_name="captions", can_subset=False, pool="model_calls",
-    ins={"caption_references": dg.AssetIn(), "caption_responses": dg.AssetIn(), "entity_catalogue": dg.AssetIn()},
+    backfill_policy=CLIP_BACKFILL,
+    ins={"caption_references": clip_in(), "caption_responses": clip_in(), "entity_catalogue": dg.AssetIn()},
     outs={
         "caption_alignments": dg.AssetOut(kinds={"python", "parquet"}, code_version="1", automation_condition=PER_CLIP,
                                           description="Every matched and unmatched unit of every caption (greedy and "
@@ -100,29 +115,35 @@ def caption_responses(context: dg.AssetExecutionContext, project: ProjectResourc
     },
 )
 def caption_alignments(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
-                       caption_references: pd.DataFrame, caption_responses: pd.DataFrame,
+                       caption_references: dict[str, pd.DataFrame], caption_responses: dict[str, pd.DataFrame],
                        entity_catalogue: Catalogue):
+    aligned, scores, meta_a, meta_s = {}, {}, {}, {}
     cache = evaluation.cache(project.paths)
     try:
         judge, judge_model = evaluation.caption_judge(cache)
-        alignments, scored = track.caption_alignments(caption_references, caption_responses, entity_catalogue, judge)
+        for key in clip_keys(context):
+            alignments, scored = track.caption_alignments(caption_references[key], caption_responses[key],
+                                                          entity_catalogue, judge)
+            aligned[key], scores[key] = alignments, scored
+            greedy = scored[scored["matcher"] == "greedy"]
+            summary = greedy.groupby(["responder", "model", "condition"], sort=False)[track.MAIN_METRICS].mean().round(3).reset_index()
+            verdicts = alignments.groupby(["matcher", "unit", "verdict", "verdict_by"], dropna=False).size().rename("units").reset_index()
+            unparsed = greedy[~greedy["parsed"].astype(bool)]
+            meta = table_metadata(alignments, ["responder", "condition", "matcher", "unit", "ref_id", "resp_id", "tiou", "verdict"], 8)
+            meta.update({"per_responder": dg.MetadataValue.md(markdown_table(summary, 60)),
+                         "verdicts": dg.MetadataValue.md(markdown_table(verdicts, 60)),
+                         "judge_model": judge_model or "(none: undecided label pairs count as not agreeing, and are counted)",
+                         "undecided": dg.MetadataValue.int(int(greedy["n_undecided"].sum())),
+                         "judged": dg.MetadataValue.int(int(greedy["n_judged"].sum()))})
+            meta_a[key] = meta
+            meta_s[key] = {
+                **table_metadata(scored, ["responder", "model", "condition", "matcher", "parsed", "event_f1", "action_f1"], 8),
+                "unparsed": dg.MetadataValue.int(len(unparsed)),
+                "unparsed_reasons": dg.MetadataValue.md(counts_markdown(unparsed["parse_error"].fillna("").value_counts().to_dict()))}
     finally:
         cache.close()
-    greedy = scored[scored["matcher"] == "greedy"]
-    summary = greedy.groupby(["responder", "model", "condition"], sort=False)[track.MAIN_METRICS].mean().round(3).reset_index()
-    verdicts = alignments.groupby(["matcher", "unit", "verdict", "verdict_by"], dropna=False).size().rename("units").reset_index()
-    unparsed = greedy[~greedy["parsed"].astype(bool)]
-    meta = table_metadata(alignments, ["responder", "condition", "matcher", "unit", "ref_id", "resp_id", "tiou", "verdict"], 8)
-    meta.update({"per_responder": dg.MetadataValue.md(markdown_table(summary, 60)),
-                 "verdicts": dg.MetadataValue.md(markdown_table(verdicts, 60)),
-                 "judge_model": judge_model or "(none: undecided label pairs count as not agreeing, and are counted)",
-                 "undecided": dg.MetadataValue.int(int(greedy["n_undecided"].sum())),
-                 "judged": dg.MetadataValue.int(int(greedy["n_judged"].sum()))})
-    yield dg.Output(alignments, output_name="caption_alignments", metadata=meta)
-    yield dg.Output(scored, output_name="caption_response_scores", metadata={
-        **table_metadata(scored, ["responder", "model", "condition", "matcher", "parsed", "event_f1", "action_f1"], 8),
-        "unparsed": dg.MetadataValue.int(len(unparsed)),
-        "unparsed_reasons": dg.MetadataValue.md(counts_markdown(unparsed["parse_error"].fillna("").value_counts().to_dict()))})
+    yield dg.Output(aligned, output_name="caption_alignments", metadata=batch_metadata(meta_a))
+    yield dg.Output(scores, output_name="caption_response_scores", metadata=batch_metadata(meta_s))
 
 
 @dg.asset(

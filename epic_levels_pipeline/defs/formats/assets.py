@@ -7,15 +7,16 @@ from ...annotations.catalogue import Catalogue
 from ...bank.clip_view import ClipView
 from ...annotations.clips import Clip
 from ...formats.items import build_items, format_problems, open_problems, statement_truth_problems
-from ..metadata import counts_markdown, table_metadata
+from ..metadata import batch_metadata, counts_markdown, table_metadata
 from ..automation import PER_CLIP
-from ..partitions import clip_partitions
+from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
 from ..resources import ProjectResource
 
 
 @dg.asset(
     partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="formats", kinds={"pandas", "parquet"}, code_version="1",
-    ins={"questions": dg.AssetIn(), "clip_annotations": dg.AssetIn(), "entity_catalogue": dg.AssetIn()},
+    backfill_policy=CLIP_BACKFILL,
+    ins={"questions": clip_in(), "clip_annotations": clip_in(), "entity_catalogue": dg.AssetIn()},
     description="Each base question as yes_no, multiple_choice, statements, open (or option_judgement when it "
                 "cannot stand without its options) and open_with_reason; prompt, expected answer, chance.",
     check_specs=[
@@ -25,29 +26,33 @@ from ..resources import ProjectResource
         dg.AssetCheckSpec("statement_truths_from_solvers", asset="items", blocking=True),
     ],
 )
-def items(context: dg.AssetExecutionContext, project: ProjectResource, questions: pd.DataFrame,
-          clip_annotations: pd.DataFrame, entity_catalogue: Catalogue):
-    clip = Clip.from_key(context.partition_key)
-    view = ClipView(clip, clip_annotations, entity_catalogue)
-    frame, rejected = build_items(questions, view, entity_catalogue, seed=project.seed)
-    yes = frame[frame["format"] == "yes_no"]
-    meta = table_metadata(frame, ["format", "expected", "chance", "prompt"], 6)
-    meta.update({
-        "by_format": dg.MetadataValue.md(counts_markdown(frame["format"].value_counts().to_dict(), "format", "items")),
-        "yes_no_true_share": float((yes["expected"] == "yes").mean()) if len(yes) else 0.0,
-        "open_rejected_to_option_judgement": dg.MetadataValue.md("\n".join(f"- {r}" for r in rejected) or "_(none)_"),
-    })
+def items(context: dg.AssetExecutionContext, project: ProjectResource, questions: dict[str, pd.DataFrame],
+          clip_annotations: dict[str, pd.DataFrame], entity_catalogue: Catalogue):
+    frames, metas = {}, {}
+    problems = {"five_formats_per_question": [], "no_list_dependent_wording": [], "statement_truths_from_solvers": []}
+    for key in clip_keys(context):
+        clip, clip_questions = Clip.from_key(key), questions[key]
+        view = ClipView(clip, clip_annotations[key], entity_catalogue)
+        frame, rejected = build_items(clip_questions, view, entity_catalogue, seed=project.seed)
+        yes = frame[frame["format"] == "yes_no"]
+        meta = table_metadata(frame, ["format", "expected", "chance", "prompt"], 6)
+        meta.update({
+            "by_format": dg.MetadataValue.md(counts_markdown(frame["format"].value_counts().to_dict(), "format", "items")),
+            "yes_no_true_share": float((yes["expected"] == "yes").mean()) if len(yes) else 0.0,
+            "open_rejected_to_option_judgement": dg.MetadataValue.md("\n".join(f"- {r}" for r in rejected) or "_(none)_"),
+        })
+        frames[key], metas[key] = frame, meta
+        problems["five_formats_per_question"] += format_problems(frame, clip_questions)
+        open_items = frame[frame["base_format"] == "open"]
+        problems["no_list_dependent_wording"] += [f"{r.item_id}: {p}" for r in open_items.itertuples()
+                                                  for p in open_problems(r.prompt, list(r.options))]
+        problems["statement_truths_from_solvers"] += statement_truth_problems(frame, view, clip_questions)
     # Blocking checks run before anything is written: failing items never replace the last good ones.
-    problems = {}
-    problems["five_formats_per_question"] = format_problems(frame, questions)
-    open_items = frame[frame["base_format"] == "open"]
-    problems["no_list_dependent_wording"] = [f"{r.item_id}: {p}" for r in open_items.itertuples()
-                                             for p in open_problems(r.prompt, list(r.options))]
-    problems["statement_truths_from_solvers"] = statement_truth_problems(frame, view, questions)
+    n = sum(len(f) for f in frames.values())
     for name, found in problems.items():
         yield dg.AssetCheckResult(check_name=name, passed=not found,
-                                  metadata={"items": len(frame), "problems": dg.MetadataValue.md("\n".join(found[:200]) or "_(none)_")})
+                                  metadata={"items": n, "problems": dg.MetadataValue.md("\n".join(found[:200]) or "_(none)_")})
     failed = [name for name, found in problems.items() if found]
     if failed:
-        raise dg.Failure(description=f"items of {clip.key} failed blocking checks {failed}; the last good items are kept")
-    yield dg.Output(frame, metadata=meta)
+        raise dg.Failure(description=f"items of {', '.join(frames)} failed blocking checks {failed}; the last good items are kept")
+    yield dg.Output(frames, metadata=batch_metadata(metas))

@@ -15,16 +15,23 @@ Each tick (every 30 s; on by default):
    ``<table>/retired/`` (so the warehouse views stop showing them); when it succeeds,
    ``rescore_after_retire`` re-scores the cross-clip tables. The sensor itself moves no file.
 2. A content fingerprint of the annotation files (and the manifest) is compared with the cursor. If it
-   changed, the annotation tables are re-materialized first (one run, keyed by the fingerprint) and the
-   clips wait: clip runs are requested only once the tables' latest materialization carries the new
+   changed and the tables' latest materialization does not carry it yet, the sensor compares every clip's
+   content hash (computed from the files) with the recorded one. When the changed clips are known clips
+   that form one batch of consecutive partitions, one ``clip_update_job`` run refreshes the tables, exactly
+   those clips' per-clip chain and the cross-clip tables (an edit is fresh one run after the tick that saw
+   it; the report follows by automation). While that run is in flight its clips are not requested again. Otherwise (invalid files, new clips, changes spread wider) the tables are re-materialized first
+   (one run, keyed by the fingerprint) and the clips wait for a tick where the tables carry the new
    fingerprint, so no clip reads stale tables.
-3. The content hash of every clip's overlapping rows is compared with the hash its latest
-   ``clip_annotations`` materialization recorded; a run is requested for each clip whose hash differs
-   (run key = clip + hash + change number). Downstream per-clip assets follow through their automation
+3. With the tables current, the content hash of every clip's overlapping rows is compared with the hash
+   its latest ``clip_annotations`` materialization recorded (its data version, or ``content_hashes`` of a
+   batch); the clips whose hash differs run their whole per-clip chain (``clip_chain_job``), one run per
+   batch of up to ``MAX_CLIPS_PER_RUN`` consecutive partitions (run key = first clip + hash + change
+   number); a single changed clip runs alone. The cross-clip tables follow through their automation
    conditions; unchanged clips are untouched. An annotation error skips this step but keeps any re-score
    already requested in the tick.
 """
 
+import hashlib
 import json
 
 import dagster as dg
@@ -33,16 +40,29 @@ from ...annotations.readers import files_fingerprint, load_annotations
 from ...annotations.clips import clip_hashes, read_manifest
 from ...errors import AnnotationError, ManifestError
 from ..annotations.assets import ANNOTATION_TABLES
-from ..partitions import clip_partitions
+from ..partitions import batches, clip_partitions, range_tags
 from ..resources import ProjectResource
 from .schedules import RESCORE_JOB
 
 TABLES_JOB = dg.define_asset_job("annotation_tables_job", selection=dg.AssetSelection.assets(*ANNOTATION_TABLES, "entity_catalogue"))
 CLIP_JOB = dg.define_asset_job("clip_annotations_job", selection=dg.AssetSelection.assets("clip_annotations"),
                                partitions_def=clip_partitions)
+# Every per-clip asset (those fed by a clip's rows or its media), without the cross-clip tables after verdicts.
+PER_CLIP_CHAIN = (dg.AssetSelection.assets("clip_annotations", "clip_media").downstream()
+                  - dg.AssetSelection.assets("verdicts").downstream(include_self=False))
+# The scored tables after the verdicts; the report (plots, a document) follows them by its automation condition.
+CROSS_CLIP_TABLES = dg.AssetSelection.assets("verdicts").downstream(include_self=False) - dg.AssetSelection.assets("report")
+CHAIN_JOB = dg.define_asset_job("clip_chain_job", selection=PER_CLIP_CHAIN, partitions_def=clip_partitions,
+                                description="Every per-clip asset of a clip or a batch of consecutive clips.")
+UPDATE_JOB = dg.define_asset_job(
+    "clip_update_job", partitions_def=clip_partitions,
+    selection=dg.AssetSelection.assets(*ANNOTATION_TABLES, "entity_catalogue") | PER_CLIP_CHAIN | CROSS_CLIP_TABLES,
+    description="One run for an edit that changes a few consecutive clips: the annotation tables, those clips' "
+                "per-clip assets and the cross-clip tables.")
 PER_CLIP_TABLES = ("clip_annotations", "questions", "distractor_pools", "items", "clip_media", "responses", "verdicts")
 CLIP_ANNOTATIONS = dg.AssetKey("clip_annotations")
 DATA_VERSION_TAG = "dagster/data_version"
+UPDATE_TAG = "epic_levels/update"
 
 
 def _tables_fingerprint(instance: dg.DagsterInstance) -> str | None:
@@ -100,8 +120,7 @@ def recorded_hashes(instance: dg.DagsterInstance, known: dict[str, str], after_s
             dg.AssetRecordsFilter(asset_key=CLIP_ANNOTATIONS, after_storage_id=after_storage_id),
             limit=1000, cursor=cursor, ascending=True)
         for record in result.records:
-            materialization = record.asset_materialization
-            version = (materialization.tags or {}).get(DATA_VERSION_TAG) if materialization else None
+            version = _content_hash(record.asset_materialization, record.partition_key)
             if record.partition_key and version:
                 hashes[record.partition_key] = version
             after_storage_id = max(after_storage_id or 0, record.storage_id)
@@ -110,11 +129,22 @@ def recorded_hashes(instance: dg.DagsterInstance, known: dict[str, str], after_s
         cursor = result.cursor
 
 
+def _content_hash(materialization, partition_key: str | None) -> str | None:
+    """A clip's content hash from its materialization: ``content_hashes`` of a batch, else its data version."""
+    if materialization is None:
+        return None
+    batch = materialization.metadata.get("content_hashes")
+    batch = getattr(batch, "value", batch)
+    if isinstance(batch, dict) and partition_key in batch:
+        return batch[partition_key]
+    return (materialization.tags or {}).get(DATA_VERSION_TAG)
+
+
 @dg.sensor(
-    name="annotation_change_sensor", jobs=[TABLES_JOB, CLIP_JOB, RESCORE_JOB, retire_clips_job], minimum_interval_seconds=30,
+    name="annotation_change_sensor", jobs=[TABLES_JOB, CLIP_JOB, CHAIN_JOB, UPDATE_JOB, RESCORE_JOB, retire_clips_job], minimum_interval_seconds=30,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Adds manifest clips as partitions, retires removed ones, and re-runs only clips whose "
-                "annotation rows changed (content hash per clip in the cursor).",
+                "annotation rows changed (content hash per clip in the cursor), in batches of their whole chain.",
 )
 def annotation_change_sensor(context: dg.SensorEvaluationContext, project: ProjectResource):
     paths = project.paths
@@ -155,9 +185,24 @@ def annotation_change_sensor(context: dg.SensorEvaluationContext, project: Proje
         cursor["pending"] = fingerprint
     seq = cursor["seq"]
 
+    order = context.instance.get_dynamic_partitions(clip_partitions.name)
     if _tables_fingerprint(context.instance) != files_only:
-        requests.append(dg.RunRequest(run_key=f"tables:{files_only}:{seq}", job_name=TABLES_JOB.name))
+        # An edit that changes a few consecutive known clips runs as one: tables, those clips, the scores.
+        update = _single_batch_update(context, paths, manifest, cursor, order, new)
+        if update is not None:
+            batch, digest = update
+            run_key = f"update:{files_only}:{digest}:{seq}"
+            requests.append(dg.RunRequest(run_key=run_key, job_name=UPDATE_JOB.name,
+                                          partition_key=batch[0] if len(batch) == 1 else None,
+                                          tags={**range_tags(batch), UPDATE_TAG: run_key}))
+            cursor["update"] = run_key
+        else:
+            requests.append(dg.RunRequest(run_key=f"tables:{files_only}:{seq}", job_name=TABLES_JOB.name))
         return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor))
+    if cursor.get("update") and _unfinished(context.instance, cursor["update"]):
+        # the update run has written the tables but not yet its clips: they are not stale, only in flight
+        return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor))
+    cursor.pop("update", None)
     try:
         ann = load_annotations(paths.annotations)
     except AnnotationError as exc:
@@ -167,12 +212,46 @@ def annotation_change_sensor(context: dg.SensorEvaluationContext, project: Proje
                                skip_reason=None if requests else dg.SkipReason(f"annotation files are not valid: {exc}"))
     recorded, storage_id = recorded_hashes(context.instance, cursor["clips"], cursor["storage_id"])
     hashes = clip_hashes(ann, manifest)
-    for key, digest in hashes.items():
-        if recorded.get(key) != digest:
-            requests.append(dg.RunRequest(run_key=f"{key}:{digest}:{seq}", job_name=CLIP_JOB.name, partition_key=key))
+    changed = {key for key, digest in hashes.items() if recorded.get(key) != digest}
+    # New clips are partitions only once this tick's request is applied: they follow the known order.
+    for batch in batches(order + [k for k in keys if k not in set(order)], changed):
+        requests.append(dg.RunRequest(run_key=f"{batch[0]}:{_batch_digest(batch, hashes)}:{seq}", job_name=CHAIN_JOB.name,
+                                      partition_key=batch[0] if len(batch) == 1 else None, tags=range_tags(batch)))
     current = {key: recorded[key] for key in hashes if key in recorded}
     cursor = {"fingerprint": fingerprint, "clips": current, "seq": seq, "pending": None, "storage_id": storage_id}
     return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=dynamic, cursor=json.dumps(cursor))
+
+
+def _unfinished(instance: dg.DagsterInstance, run_key: str) -> bool:
+    """Whether the update run requested under ``run_key`` is queued or running (the daemon launches a
+    tick's requests right after it; a run never launched does not hold the clips back)."""
+    records = instance.get_run_records(filters=dg.RunsFilter(tags={UPDATE_TAG: run_key}), limit=1)
+    return bool(records) and not records[0].dagster_run.is_finished
+
+
+def _batch_digest(batch: list[str], hashes: dict[str, str]) -> str:
+    return hashes[batch[0]] if len(batch) == 1 else hashlib.sha256(
+        "".join(f"{k}={hashes[k]};" for k in batch).encode()).hexdigest()[:16]
+
+
+def _single_batch_update(context, paths, manifest, cursor, order, new) -> tuple[list[str], str] | None:
+    """When the files changed the rows of known clips that form one batch of consecutive partitions (and
+    no clip is new), that batch and its digest: one run then refreshes the tables, the clips and the
+    cross-clip tables. None otherwise (invalid files, new clips, nothing or too much changed): the tables
+    run first and the clips follow on the next tick."""
+    if new:
+        return None
+    try:
+        ann = load_annotations(paths.annotations)
+    except AnnotationError:
+        return None
+    recorded, _ = recorded_hashes(context.instance, cursor["clips"], cursor["storage_id"])
+    hashes = clip_hashes(ann, manifest)
+    changed = {key for key, digest in hashes.items() if recorded.get(key) != digest}
+    found = batches(order, changed)
+    if len(found) != 1 or len(found[0]) != len(changed):
+        return None
+    return found[0], _batch_digest(found[0], hashes)
 
 
 automation_sensor = dg.AutomationConditionSensorDefinition(

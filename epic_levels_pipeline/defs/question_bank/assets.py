@@ -11,9 +11,9 @@ from ...bank.clip_view import ClipView
 from ...annotations.clips import Clip
 from ...bank.build import build_bank, render_question
 from ...bank.subtypes import DEFAULT_VARIANTS, BankConfig
-from ..metadata import counts_markdown, markdown_table, table_metadata
+from ..metadata import batch_metadata, counts_markdown, markdown_table, table_metadata
 from ..automation import PER_CLIP
-from ..partitions import clip_partitions
+from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
 from ..resources import ProjectResource
 
 SHORTCUT_MARGIN = 0.25  # presence-oracle rate above chance that fails the per-clip shortcut check
@@ -36,8 +36,8 @@ def level_subtype_table(questions: pd.DataFrame) -> str:
 
 
 @dg.multi_asset(
-    partitions_def=clip_partitions, group_name="question_bank", can_subset=False,
-    ins={"clip_annotations": dg.AssetIn(), "entity_catalogue": dg.AssetIn()},
+    partitions_def=clip_partitions, group_name="question_bank", can_subset=False, backfill_policy=CLIP_BACKFILL,
+    ins={"clip_annotations": clip_in(), "entity_catalogue": dg.AssetIn()},
     outs={
         "questions": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1", automation_condition=PER_CLIP,
                                  description="Base questions with options, program-computed key, level and provenance."),
@@ -57,42 +57,46 @@ def level_subtype_table(questions: pd.DataFrame) -> str:
     ],
 )
 def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig, project: ProjectResource,
-                  clip_annotations: pd.DataFrame, entity_catalogue: Catalogue):
-    clip = Clip.from_key(context.partition_key)
+                  clip_annotations: dict[str, pd.DataFrame], entity_catalogue: Catalogue):
     bank_config = BankConfig(variants={k: tuple(v) for k, v in config.variants.items()},
                              max_per_subtype=config.max_per_subtype,
                              seed=project.seed if config.distractor_seed is None else config.distractor_seed,
                              distractor_rule=config.distractor_rule)
-    bank = build_bank(clip, clip_annotations, entity_catalogue, bank_config)
-    q = bank.questions
-    samples = "\n\n".join("```\n" + render_question(row) + "\n```" for _, row in q.head(4).iterrows())
-    meta = table_metadata(q, ["level", "subtype", "distractor_strategy", "question", "answer"], 8)
-    meta.update({
-        "by_level_and_subtype": dg.MetadataValue.md(level_subtype_table(q)),
-        "sample_questions": dg.MetadataValue.md(samples or "_(none)_"),
-        "dropped": dg.MetadataValue.int(sum(bank.drops.values())),
-        "dropped_by_reason": dg.MetadataValue.md(counts_markdown(dict(bank.drops))),
-    })
+    questions, pools, meta_q, meta_p = {}, {}, {}, {}
+    key_issues, level_issues, option_issues = [], [], []
+    for key in clip_keys(context):
+        clip, rows = Clip.from_key(key), clip_annotations[key]
+        bank = build_bank(clip, rows, entity_catalogue, bank_config)
+        q = bank.questions
+        samples = "\n\n".join("```\n" + render_question(row) + "\n```" for _, row in q.head(4).iterrows())
+        meta = table_metadata(q, ["level", "subtype", "distractor_strategy", "question", "answer"], 8)
+        meta.update({
+            "by_level_and_subtype": dg.MetadataValue.md(level_subtype_table(q)),
+            "sample_questions": dg.MetadataValue.md(samples or "_(none)_"),
+            "dropped": dg.MetadataValue.int(sum(bank.drops.values())),
+            "dropped_by_reason": dg.MetadataValue.md(counts_markdown(dict(bank.drops))),
+        })
+        questions[key], pools[key], meta_q[key] = q, bank.pools, meta
+        meta_p[key] = table_metadata(bank.pools, ["question_id", "distractor_strategy", "role", "text", "present", "chosen"], 8)
+        key_issues += key_problems(q, ClipView(clip, rows, entity_catalogue))
+        level_issues += level_problems(q)
+        option_issues += option_problems(q)
     # Blocking checks run before anything is written: a failing bank never replaces the last good one.
-    view = ClipView(clip, clip_annotations, entity_catalogue)
-    key_issues = key_problems(q, view)
+    n = sum(len(q) for q in questions.values())
     yield dg.AssetCheckResult(check_name="one_key_per_question", asset_key="questions", passed=not key_issues,
-                              metadata={"questions": len(q), "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in key_issues) or "_(none)_")})
-    level_issues = level_problems(q)
+                              metadata={"questions": n, "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in key_issues) or "_(none)_")})
     yield dg.AssetCheckResult(check_name="level_matches_provenance", asset_key="questions", passed=not level_issues,
-                              metadata={"questions": len(q), "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in level_issues) or "_(none)_")})
-    option_issues = option_problems(q)
+                              metadata={"questions": n, "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in level_issues) or "_(none)_")})
     yield dg.AssetCheckResult(check_name="distinct_options", asset_key="questions", passed=not option_issues,
-                              metadata={"questions": len(q), "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in option_issues) or "_(none)_")})
+                              metadata={"questions": n, "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in option_issues) or "_(none)_")})
     issues = key_issues + level_issues + option_issues
     if issues:
-        raise dg.Failure(description=f"{len(issues)} question(s) failed blocking checks for {clip.key}; "
+        raise dg.Failure(description=f"{len(issues)} question(s) failed blocking checks for {', '.join(questions)}; "
                                      "the last good question bank is kept", metadata={"problems": dg.MetadataValue.md(
                                          "\n".join(f"- {p}" for p in issues)[:20000])})
-    yield dg.Output(q, output_name="questions", metadata=meta)
-    yield dg.Output(bank.pools, output_name="distractor_pools", metadata=table_metadata(
-        bank.pools, ["question_id", "distractor_strategy", "role", "text", "present", "chosen"], 8))
-    rates = shortcut_rates(q)
+    yield dg.Output(questions, output_name="questions", metadata=batch_metadata(meta_q))
+    yield dg.Output(pools, output_name="distractor_pools", metadata=batch_metadata(meta_p))
+    rates = shortcut_rates(pd.concat(list(questions.values()), ignore_index=True))
     fixed = rates[(rates["level"] != "L1") & (rates["distractor_strategy"] != "absent_from_clip")]
     leaky = fixed[fixed["presence_oracle_rate"] > fixed["chance"] + SHORTCUT_MARGIN]
     yield dg.AssetCheckResult(check_name="presence_shortcut", asset_key="questions", passed=not len(leaky),

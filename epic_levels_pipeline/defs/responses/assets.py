@@ -10,56 +10,69 @@ from ...annotations.clips import Clip
 from ...responses.media import prepare_clip_media
 from ...responses.runner import ClipMediaInfo, model_responses, offline_responses
 from ..evaluation import EvaluationResource
-from ..metadata import counts_markdown, markdown_table, table_metadata
+from ..metadata import batch_metadata, counts_markdown, markdown_table, table_metadata
 from ..automation import PER_CLIP
-from ..partitions import clip_partitions
+from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
 from ..resources import ProjectResource
 
 
 @dg.asset(
     partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="responses", kinds={"ffmpeg", "parquet"}, code_version="1",
+    backfill_policy=CLIP_BACKFILL,
     description="The clip window cut from its source video and a silenced copy (same video, digital silence). "
                 "Clips without a source video are marked skipped with the reason; never a crash.",
 )
-def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource) -> dg.Output[pd.DataFrame]:
-    clip = Clip.from_key(context.partition_key)
+def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource):
     paths = project.paths
-    media = prepare_clip_media(evaluation.media_folder(paths), paths.media / "clips", clip.key, clip.dataset,
-                               clip.video_id, clip.start_s, clip.end_s)
-    frame = pd.DataFrame([asdict(media)])
-    if media.status != "ready":
-        context.log.info(f"{clip.key}: media conditions skipped: {media.reason}")
-    return dg.Output(frame, metadata={"status": media.status, "reason": media.reason or "",
-                                      "duration_s": media.duration_s or 0.0, **table_metadata(frame)})
+    frames, metas = {}, {}
+    for key in clip_keys(context):
+        clip = Clip.from_key(key)
+        media = prepare_clip_media(evaluation.media_folder(paths), paths.media / "clips", clip.key, clip.dataset,
+                                   clip.video_id, clip.start_s, clip.end_s)
+        frames[key] = pd.DataFrame([asdict(media)])
+        if media.status != "ready":
+            context.log.info(f"{clip.key}: media conditions skipped: {media.reason}")
+        metas[key] = {"status": media.status, "reason": media.reason or "", "duration_s": media.duration_s or 0.0,
+                      **table_metadata(frames[key])}
+    return dg.Output(frames, metadata=batch_metadata(metas))
 
 
 @dg.asset(
     partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="responses", kinds={"python", "gemini", "parquet"}, code_version="1",
-    pool="model_calls",
-    ins={"items": dg.AssetIn(), "questions": dg.AssetIn(), "clip_annotations": dg.AssetIn(),
-         "entity_catalogue": dg.AssetIn(), "clip_media": dg.AssetIn()},
+    pool="model_calls", backfill_policy=CLIP_BACKFILL,
+    ins={"items": clip_in(), "questions": clip_in(), "clip_annotations": clip_in(),
+         "entity_catalogue": dg.AssetIn(), "clip_media": clip_in()},
     description="Every item under every condition (clip, no_clip, and silenced for epic_sounds) from each "
                 "configured responder: the offline reference responders and Gemini models. Model calls are "
                 "cached by content and persisted as they arrive.",
 )
 def responses(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
-              items: pd.DataFrame, questions: pd.DataFrame, clip_annotations: pd.DataFrame,
-              entity_catalogue: Catalogue, clip_media: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    clip = Clip.from_key(context.partition_key)
-    frames = [offline_responses(clip, items, questions, clip_annotations, entity_catalogue, evaluation.offline())]
-    call_stats = {}
+              items: dict[str, pd.DataFrame], questions: dict[str, pd.DataFrame],
+              clip_annotations: dict[str, pd.DataFrame], entity_catalogue: Catalogue,
+              clip_media: dict[str, pd.DataFrame]):
+    outs, metas = {}, {}
     cache = evaluation.cache(project.paths)
     try:
         runs = evaluation.model_runs(cache)
-        media = ClipMediaInfo.from_table(clip_media)
-        for run in runs:
-            frame, stats = model_responses(clip, items, media, run, progress=context.log.info)
-            frames.append(frame)
-            if stats is not None:
-                call_stats[run.model] = stats
+        for key in clip_keys(context):
+            clip, clip_items = Clip.from_key(key), items[key]
+            frames = [offline_responses(clip, clip_items, questions[key], clip_annotations[key], entity_catalogue,
+                                        evaluation.offline())]
+            call_stats = {}
+            media = ClipMediaInfo.from_table(clip_media[key])
+            for run in runs:
+                frame, stats = model_responses(clip, clip_items, media, run, progress=context.log.info)
+                frames.append(frame)
+                if stats is not None:
+                    call_stats[run.model] = stats
+            outs[key] = out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else frames[0]
+            metas[key] = _responses_metadata(out, call_stats)
     finally:
         cache.close()
-    out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else frames[0]
+    return dg.Output(outs, metadata=batch_metadata(metas))
+
+
+def _responses_metadata(out: pd.DataFrame, call_stats: dict) -> dict:
     status = out.groupby(["responder", "model", "condition", "status"]).size().rename("rows").reset_index()
     spent = out[~out["cached"].astype(bool)]  # cached replies cost nothing this run
     tokens = spent.groupby(["responder", "model"])[["prompt_tokens", "output_tokens"]].sum().reset_index()
@@ -78,4 +91,4 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
         meta["batch_jobs"] = dg.MetadataValue.md(markdown_table(pd.DataFrame(batches)))
         meta["batch_progress"] = dg.MetadataValue.text(
             "; ".join(f"{m}: {s.progress_line()}" for m, s in call_stats.items() if hasattr(s, "progress_line")))
-    return dg.Output(out, metadata=meta)
+    return meta

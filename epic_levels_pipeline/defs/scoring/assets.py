@@ -11,9 +11,9 @@ from ...scoring.metrics.tables import scores as make_scores
 from ...scoring.metrics.tables import PRIOR_MIN_N, prior_audit, prior_shortcuts
 from ...scoring.metrics.tables import shortcut_audit as make_audit
 from ..evaluation import EvaluationResource
-from ..metadata import counts_markdown, markdown_table, table_metadata
+from ..metadata import batch_metadata, counts_markdown, markdown_table, table_metadata
 from ..automation import CROSS_CLIP, PER_CLIP
-from ..partitions import clip_partitions
+from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
 from ..resources import ProjectResource
 
 ALL_CLIPS = dg.AllPartitionMapping()
@@ -21,24 +21,27 @@ ALL_CLIPS = dg.AllPartitionMapping()
 
 @dg.asset(
     partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="scoring", kinds={"python", "parquet"}, code_version="1",
-    pool="model_calls", ins={"responses": dg.AssetIn(), "items": dg.AssetIn()},
+    pool="model_calls", ins={"responses": clip_in(), "items": clip_in()}, backfill_policy=CLIP_BACKFILL,
     description="One verdict per response: parsed answer, correct, and whether it was scored by rule, by the "
                 "judge, could not be parsed, or stayed undecided (no judge configured).",
 )
 def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
-             responses: pd.DataFrame, items: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+             responses: dict[str, pd.DataFrame], items: dict[str, pd.DataFrame]):
+    frames, metas = {}, {}
     cache = evaluation.cache(project.paths)
     try:
         judge, judge_model = evaluation.judge(cache)
-        frame = make_verdicts(responses, items, judge=judge)
+        for key in clip_keys(context):
+            frames[key] = frame = make_verdicts(responses[key], items[key], judge=judge)
+            by = frame.groupby(["responder", "model", "scored_by"]).size().rename("rows").reset_index()
+            meta = table_metadata(frame, ["item_id", "condition", "responder", "parsed", "expected", "correct", "scored_by"], 6)
+            meta.update({"scored_by": dg.MetadataValue.md(markdown_table(by, 60)),
+                         "judge_model": judge_model or "(none: undecided rows are reported, not counted)",
+                         "undecided": int((frame["scored_by"] == "undecided").sum())})
+            metas[key] = meta
     finally:
         cache.close()
-    by = frame.groupby(["responder", "model", "scored_by"]).size().rename("rows").reset_index()
-    meta = table_metadata(frame, ["item_id", "condition", "responder", "parsed", "expected", "correct", "scored_by"], 6)
-    meta.update({"scored_by": dg.MetadataValue.md(markdown_table(by, 60)),
-                 "judge_model": judge_model or "(none: undecided rows are reported, not counted)",
-                 "undecided": int((frame["scored_by"] == "undecided").sum())})
-    return dg.Output(frame, metadata=meta)
+    return dg.Output(frames, metadata=batch_metadata(metas))
 
 
 def main_table(scores: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,72 @@
+"""The rows of many windows from one interval join per table are the rows of each window clip by clip:
+the same frames (values, dtypes, order) for every bundled clip, for shifted and unknown windows, for
+random windows (property test), and for a 300-window sample of the staged files (skipped without them)."""
+
+import gc
+import weakref
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from epic_levels_pipeline.annotations.clips import (Clip, all_windows, clip_annotations, clips_annotations,
+                                                     iter_clips_annotations, read_manifest)
+from epic_levels_pipeline.annotations.readers import load_annotations
+
+from ..conftest import ROOT
+
+STAGED = ROOT.parent / "shared" / "data"
+
+
+def assert_same(ann, clips):
+    many = clips_annotations(ann, clips)
+    assert list(many) == [c.key for c in clips]
+    for clip in clips:
+        pd.testing.assert_frame_equal(many[clip.key], clip_annotations(ann, clip), obj=clip.key)
+
+
+def test_every_bundled_clip_and_shifted_windows(bundled):
+    ann, _ = bundled
+    clips = read_manifest(ROOT / "data" / "clips.csv")
+    shifted = [Clip(c.dataset, c.video_id, max(c.start_s - 7.3, 0.0), c.end_s + 11.0) for c in clips]
+    assert_same(ann, clips + shifted + [Clip("hd_epic", "no-such-video", 0, 30), Clip("epic_sounds", "P00_00", 0, 30)])
+
+
+def _videos(ann):
+    return ([("epic_sounds", v) for v in sorted(set(ann.sounds["video_id"]) | set(ann.narrations["video_id"]))]
+            + [("hd_epic", v) for v in sorted(set(ann.activities["video_id"]) | set(ann.object_tracks["video_id"]))])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_random_windows_match_clip_by_clip(bundled, data):
+    ann, _ = bundled
+    videos = _videos(ann)
+    clips = []
+    for _ in range(data.draw(st.integers(1, 6))):
+        dataset, video = data.draw(st.sampled_from(videos))
+        start = data.draw(st.floats(0, 2000, allow_nan=False).map(lambda x: round(x, 2)))
+        width = data.draw(st.sampled_from([0.5, 5.0, 30.0, 61.7, 300.0]))
+        clip = Clip(dataset, video, start, start + width)
+        if clip.key not in {c.key for c in clips}:
+            clips.append(clip)
+    assert_same(ann, clips)
+
+
+def test_batches_hold_no_table_after_use(bundled):
+    """No process-global index: once the caller drops its tables, nothing in the module keeps them alive."""
+    ann = load_annotations(ROOT / "data" / "annotations")
+    clips = read_manifest(ROOT / "data" / "clips.csv")
+    assert [c.key for c, _ in iter_clips_annotations(ann, clips, batch=4)] == [c.key for c in clips]
+    clip_annotations(ann, clips[0])
+    ref = weakref.ref(ann.sounds)
+    del ann
+    gc.collect()
+    assert ref() is None
+
+
+@pytest.mark.skipif(not STAGED.is_dir(), reason=f"staged annotation files not found at {STAGED}")
+def test_300_staged_windows_match_clip_by_clip():
+    ann = load_annotations(STAGED)
+    clips = all_windows(ann, "epic_sounds")[::10][:150] + all_windows(ann, "hd_epic")[::10][:150]
+    assert_same(ann, clips)
