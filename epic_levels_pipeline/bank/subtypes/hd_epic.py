@@ -9,6 +9,8 @@ from ...annotations.catalogue import is_placeholder_name
 from ...annotations.language import first_sentence, seconds_phrase
 from .. import solvers as S
 from ..clip_view import ClipView, records
+from ..distractors import POOLS, render
+from ..options import clash
 from ..levels import Evidence, moments, outside_window
 from . import LEAKY_TOO, Draft, Subtype, _answer, _skip, register
 
@@ -20,6 +22,30 @@ def _main_activity(view: ClipView):
     label = labels.pop()
     rows = view.activities[view.activities["label"] == label]
     return (label, rows), ""
+
+
+def rank_shortfall(view: ClipView, draft: Draft, strategy: str) -> str:
+    """Why the key cannot take every corpus-frequency rank among ``strategy``'s candidates ("" when it can:
+    three as frequent as the key, or three more and three less frequent, none clashing with it).
+
+    The strategy's draw places the key at a uniformly drawn rank; a key that cannot take every rank would
+    get another one, and over many questions the common (or rare) keys would come out on top. A subtype
+    whose pool is drawn from the whole catalogue, where that only happens at the corpus's extremes, asks
+    this of its drafts and leaves out those that fail (``medium_goal``: activity labels sharing the clip's
+    objects, from the whole catalogue; the draw itself asks it of ``absent_from_clip`` pools)."""
+    freq = view.catalogue.frequency
+    key_f = freq.get(draft.answer.value, 0)
+    sides = [0, 0, 0]
+    for c in POOLS[strategy](view, draft):
+        if c.value == draft.answer.value or c.value in draft.exclude or clash(render(view, c.value), draft.answer.text):
+            continue
+        f = freq.get(c.value, 0)
+        sides[(f > key_f) - (f < key_f) + 1] += 1
+    lower, equal, higher = sides
+    if equal >= 3 or (higher >= 3 and lower >= 3):
+        return ""
+    return (f"the key is among the three most or least frequent of its {strategy} candidates "
+            f"({higher} more, {equal} as, {lower} less frequent): no frequency-matched options")
 
 
 def _goal_draft(view: ClipView, subtype: str, extra: list[Evidence], label: str, rows) -> Draft:
@@ -53,7 +79,9 @@ def gen_medium_goal(view: ClipView):
     if len(moments([e.at_s for e in evidence])) < 2:
         yield _skip("fewer than two object movements start in the window: no action sequence")
         return
-    yield _goal_draft(view, "medium_goal", evidence, *found)
+    draft = _goal_draft(view, "medium_goal", evidence, *found)
+    reason = rank_shortfall(view, draft, "shares_objects")
+    yield _skip(reason) if reason else draft
 
 
 def gen_easy_object(view: ClipView):
