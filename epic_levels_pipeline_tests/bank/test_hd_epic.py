@@ -219,3 +219,10 @@ def test_hd_epic_keeps_its_questions_and_goal_keys_can_take_every_rank():
     levels = pd.concat(questions).groupby("level").size().to_dict()
     # 90 % of the bank before frequency matching, distinct options, exact cues (L1 51, L2 54, L3 33, L4 9)
     assert levels["L1"] >= 46 and levels["L2"] >= 49 and levels["L3"] >= 30 and levels["L4"] >= 9, levels
+
+
+def test_plurals_in_oes_are_the_same_entity():
+    from epic_levels_pipeline.bank.options import clash
+
+    assert clash("bag of potatoes", "potato", entity=True) and clash("tomatoes", "tomato")
+    assert clash("shoes", "shoe") and not clash("shoe", "potato")
