@@ -7,10 +7,11 @@ from dataclasses import replace
 
 from ...annotations.catalogue import is_placeholder_name
 from ...annotations.language import first_sentence, seconds_phrase
+from ...annotations.values import CandidateValue
 from .. import solvers as S
 from ..clip_view import ClipView, records
 from ..distractors import POOLS, render
-from ..options import clash
+from ..options import ENTITY_KINDS, clash
 from ..levels import Evidence, moments, outside_window
 from . import LEAKY_TOO, Draft, Subtype, _answer, _skip, register
 
@@ -35,9 +36,10 @@ def rank_shortfall(view: ClipView, draft: Draft, strategy: str) -> str:
     objects, from the whole catalogue; the draw itself asks it of ``absent_from_clip`` pools)."""
     freq = view.catalogue.frequency
     key_f = freq.get(draft.answer.value, 0)
+    entity = CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS
     sides = [0, 0, 0]
     for c in POOLS[strategy](view, draft):
-        if c.value == draft.answer.value or c.value in draft.exclude or clash(render(view, c.value), draft.answer.text):
+        if c.value == draft.answer.value or c.value in draft.exclude or clash(render(view, c.value), draft.answer.text, entity):
             continue
         f = freq.get(c.value, 0)
         sides[(f > key_f) - (f < key_f) + 1] += 1
