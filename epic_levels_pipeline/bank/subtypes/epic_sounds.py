@@ -82,52 +82,74 @@ def _cue_caveats(view: ClipView, sound_class: str) -> list[str]:
             f"'{sound_class}'; the cue is unique among categorised sounds"]
 
 
+def _keyed_at_cue(occ, at, value_of) -> tuple[object, list]:
+    """The value a cue question is keyed on, and the rows at the cue that show it.
+
+    With one value at the cue (one object handled, one action done) that value. With several, the value
+    of the narration overlapping the cue longest (ties: the earlier start, then the row id); the others
+    are true at the cue too, so the draft excludes them from the options (``exclude``) instead of being
+    dropped: exactly one option is then true, but the question cannot stand without its options."""
+    rows = records(at)
+    overlap = {r.row_id: min(r.stop_s, occ.stop_s) - max(r.start_s, occ.start_s) for r in rows}
+    best = min(rows, key=lambda r: (-overlap[r.row_id], r.start_s, r.row_id))
+    key = value_of(best)
+    return key, [r for r in rows if value_of(r) == key]
+
+
+def _stand_alone(values: set, one: str, several: str) -> tuple[bool, str]:
+    return (True, one) if len(values) == 1 else (False, several.format(n=len(values)))
+
+
 def gen_sound_object_at_cue(view: ClipView):
+    """"At the moment you hear <cue>, which object is the camera wearer handling?" Keyed on the object of
+    the narrations at the cue. When several objects are handled at the cue, the draft is keyed on one
+    (:func:`_keyed_at_cue`) and every object named at the cue is kept out of the options, so exactly one
+    option is true; the question then keeps its options (it cannot stand alone)."""
     for item in _cues(view):
         if item[0] == "skip":
             yield item
             continue
         c, occ, at = item
-        nouns = {int(x) for x in at["noun_class"]}
-        if len(nouns) != 1:
-            yield _skip("more than one object handled at the cued moment")
-            continue
-        n = nouns.pop()
+        n, rows = _keyed_at_cue(occ, at, lambda r: int(r.noun_class))
+        stand_alone, reason = _stand_alone({int(x) for x in at["noun_class"]}, "exactly one object is handled at the cued moment",
+                                           "{n} objects are handled at the cued moment: only the options single one out")
         cue = cue_phrase(c)
-        mention = {int(x) for cl in at["all_noun_classes"] for x in cl} | {n}
+        mention = {int(x) for cl in at["all_noun_classes"] for x in cl} | {int(x) for x in at["noun_class"]}
         yield Draft(
             "low_sound_object", {"cue_class": c},
             f"At the moment you hear {cue}, which object is the camera wearer handling?",
             f"At the moment you hear {cue}, which object is the camera wearer handling?",
             f"At the moment you hear {cue}, the camera wearer is handling the {{option}}.",
-            _answer(view, f"noun:{n}", [f"narration:{r}" for r in at["row_id"]]), "noun", "entity",
-            view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in records(at)],
-            True, "exactly one object is handled at the cued moment",
+            _answer(view, f"noun:{n}", [f"narration:{r.row_id}" for r in rows]), "noun", "entity",
+            view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in rows],
+            stand_alone, reason,
             exclude={f"noun:{x}" for x in mention}, caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
         )
 
 
 def gen_movement_at_cue(view: ClipView):
+    """"At the moment you hear <cue>, what is the camera wearer doing?" Keyed on the action (verb–noun pair)
+    of the narrations at the cue; with several actions at the cue, keyed on one and the others kept out of
+    the options, as for :func:`gen_sound_object_at_cue`."""
     for item in _cues(view):
         if item[0] == "skip":
             yield item
             continue
         c, occ, at = item
+        (v, n), rows = _keyed_at_cue(occ, at, view.pair)
         pairs = {view.pair(r) for r in records(at)}
-        if len(pairs) != 1:
-            yield _skip("more than one action at the cued moment")
-            continue
-        v, n = pairs.pop()
+        stand_alone, reason = _stand_alone(pairs, "exactly one action at the cued moment",
+                                           "{n} actions at the cued moment: only the options single one out")
         cue = cue_phrase(c)
         yield Draft(
             "low_sound_movement", {"cue_class": c},
             f"At the moment you hear {cue}, what is the camera wearer doing?",
             f"At the moment you hear {cue}, what is the camera wearer doing?",
             f"At the moment you hear {cue}, the camera wearer is {{option}}.",
-            _answer(view, f"action:{v}:{n}", [f"narration:{r}" for r in at["row_id"]]), "action", "action",
-            view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in records(at)],
-            True, "exactly one action at the cued moment",
-            exclude={f"action:{v}:{n}"}, caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
+            _answer(view, f"action:{v}:{n}", [f"narration:{r.row_id}" for r in rows]), "action", "action",
+            view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in rows],
+            stand_alone, reason,
+            exclude={f"action:{a}:{b}" for a, b in pairs}, caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
         )
 
 
