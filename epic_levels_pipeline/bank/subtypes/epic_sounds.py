@@ -52,6 +52,28 @@ def gen_sound_object(view: ClipView):
         )
 
 
+def gen_action_presence(view: ClipView):
+    """"Which of these actions does the camera wearer do during the clip?" One draft per labelled action
+    (verb–noun pair) of the window; wrong options are actions none of whose nouns occur in the window
+    (``absent_from_clip``), so each is done nowhere in it. Stands alone only when the window has one action."""
+    actions = sorted(view.present_actions)
+    if not actions:
+        yield _skip("no labelled narration in the window")
+        return
+    stand_alone = len(actions) == 1 and not len(view.unlabelled_narrations)
+    for v, n in actions:
+        rows = [r for r in view.narration_records if view.pair(r) == (v, n)]
+        yield Draft(
+            "easy_sound_action", {}, "Which of these actions does the camera wearer do during the clip?",
+            "What does the camera wearer do during the clip?",
+            "During this clip, the camera wearer is {option}.",
+            _answer(view, f"action:{v}:{n}", [f"narration:{r.row_id}" for r in rows]), "action", "action",
+            [view.narration_evidence(r, "occurrence", None) for r in rows],
+            stand_alone, "one action in the window" if stand_alone else f"{len(actions)} actions in the window",
+            exclude={f"action:{a}:{b}" for a, b in actions}, caveats=_unlabelled_caveat(view),
+        )
+
+
 def _cues(view: ClipView):
     """Sound classes heard exactly once, inside the window, with labelled narrations at that moment."""
     if not len(view.categorised):
@@ -219,6 +241,35 @@ def gen_count(view: ClipView):
         )
 
 
+def gen_sound_order(view: ClipView):
+    """"After you hear <cue>, which sound do you hear next?" The cue is a class heard once in the window; the
+    key is the class of the next categorised sound to start after the cue has ended
+    (:func:`.solvers.next_sound`, which also says when there is no fair question: a sound starting during
+    the cue, two starting together, one starting within the cued moment, a not-categorised sound in
+    between). Wrong options are other sounds of the clip (or, in the leaky variant, absent ones); the cue's
+    own class is never one."""
+    if not len(view.categorised):
+        yield _skip("no categorised sound in the window: no cue")
+        return
+    for c in sorted(view.occurrences):
+        found, reason = S.next_sound(view, c)
+        if found is None:
+            yield _skip(reason)
+            continue
+        occ, nxt = found
+        cue = cue_phrase(c)
+        yield Draft(
+            "medium_sound_order", {"cue_class": c},
+            f"After you hear {cue}, which sound do you hear next?",
+            f"After you hear {cue}, which sound do you hear next?",
+            f"{{option}} is the next sound you hear after you hear {cue}.",
+            _answer(view, f"sound:{nxt.sound_class}", [f"sound:{r}" for r in nxt.row_ids]), "sound", "sound",
+            view.sound_evidence(occ, "cue") + view.sound_evidence(nxt, "answer"),
+            True, "one sound is heard next after the cue",
+            exclude={f"sound:{c}"}, caveats=_cue_caveats(view, c),
+        )
+
+
 def gen_action_next(view: ClipView):
     narr = view.narrations
     if len(narr) < 2:
@@ -230,6 +281,7 @@ def gen_action_next(view: ClipView):
     for r in records(narr):
         pair = view.pair(r)
         if counts[pair] != 1:
+            yield _skip("the anchor action is done more than once in the window: 'after' it is ambiguous")
             continue
         found = S.anchored_next(view, {"anchor_pair": list(pair)})
         nxt = found[1] if found else None
@@ -258,6 +310,8 @@ for _s in [
             "which sound can be heard anywhere in the clip"),
     Subtype("easy_sound_object", "epic_sounds", ("narration",), "presence", "absent_from_clip", "entity", gen_sound_object,
             "which object is handled anywhere in the clip"),
+    Subtype("easy_sound_action", "epic_sounds", ("narration",), "presence", "absent_from_clip", "action",
+            gen_action_presence, "which action is done anywhere in the clip"),
     Subtype("low_sound_object", "epic_sounds", ("sound", "narration"), "moment", "same_clip_other_moments", "entity",
             gen_sound_object_at_cue, "which object is handled at the moment a sound is heard", variants=LEAKY_TOO),
     Subtype("low_sound_movement", "epic_sounds", ("sound", "narration"), "moment", "same_clip_other_moments", "action",
@@ -266,6 +320,8 @@ for _s in [
             gen_purpose, "what the action making a sound leads to", variants=LEAKY_TOO),
     Subtype("medium_sound_count", "epic_sounds", ("sound",), "sequence", "other_counts", "number", gen_count,
             "how many times a sound is heard"),
+    Subtype("medium_sound_order", "epic_sounds", ("sound",), "sequence", "same_clip_other_moments", "sound",
+            gen_sound_order, "which sound is heard next after a cue", variants=LEAKY_TOO),
     Subtype("medium_action_next", "epic_sounds", ("narration",), "sequence", "same_clip_other_moments", "action",
             gen_action_next, "which action follows a given action"),
 ]:
