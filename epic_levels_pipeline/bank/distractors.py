@@ -86,7 +86,7 @@ def _other_moments(view: ClipView, draft) -> list[Candidate]:
     kind = draft.kind
     values: list[str] = []
     if kind == "noun":
-        values = [f"noun:{c}" for c in sorted(view.present_noun_classes)]  # main and other nouns named
+        values = [f"noun:{int(c)}" for c in view.narrations["noun_class"].dropna().unique()]
     elif kind in ("action", "purpose"):
         values = [f"{kind}:{v}:{n}" for v, n in sorted(view.present_actions)]
     elif kind == "object":
