@@ -323,6 +323,6 @@ for _s in [
     Subtype("medium_sound_order", "epic_sounds", ("sound",), "sequence", "same_clip_other_moments", "sound",
             gen_sound_order, "which sound is heard next after a cue", variants=LEAKY_TOO),
     Subtype("medium_action_next", "epic_sounds", ("narration",), "sequence", "same_clip_other_moments", "action",
-            gen_action_next, "which action follows a given action"),
+            gen_action_next, "which action follows a given action", variants=LEAKY_TOO),
 ]:
     register(_s)
