@@ -118,8 +118,13 @@ def test_reference_responders_over_the_bundled_bank(offline_bank):
     se = np.sqrt(closed["chance"] * (1 - closed["chance"]) / closed["n"])
     assert ((closed["accuracy"] - closed["chance"]).abs() <= 3 * se).all()
     # strict scoring (undecided open replies wrong) puts chance's open replies at chance (0)
-    open_strict = chance[chance["format"] == "open"]["chance_corrected_strict"]
-    assert (open_strict.abs() <= 0.03).all()
+    open_rows = chance[chance["format"] == "open"]
+    assert len(open_rows)
+    n_strict = open_rows["n"] + open_rows["n_undecided"]
+    cc = open_rows["chance_corrected_strict"]
+    # within 3 standard errors of 0 (the strict rate is near 0, so its binomial SE is at most sqrt(p/n))
+    assert (cc.abs() <= 3 * np.sqrt(np.maximum(open_rows["accuracy_strict"], 1 / n_strict) / n_strict)).all(), (
+        open_rows[["condition", "n", "n_undecided", "accuracy_strict", "chance_corrected_strict"]])
     # presence: high on L1, near chance on L2+ with same-clip distractors, well above it with absent ones
     sub = s[(s["responder"] == "presence") & (s["condition"] == "clip") & (s["format"] == "multiple_choice")
             & (s["dataset"] != "*") & (s["subtype"] != "*")]
