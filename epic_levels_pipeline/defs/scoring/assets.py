@@ -11,7 +11,7 @@ from ...scoring.metrics.tables import scores as make_scores
 from ...scoring.metrics.tables import PRIOR_MIN_N, prior_audit, prior_shortcuts
 from ...scoring.metrics.tables import shortcut_audit as make_audit
 from ..evaluation import EvaluationResource
-from ..metadata import batch_metadata, counts_markdown, markdown_table, table_metadata
+from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
 from ..automation import CROSS_CLIP, PER_CLIP
 from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
 from ..resources import ProjectResource
@@ -31,13 +31,17 @@ def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evalua
     cache = evaluation.cache(project.paths)
     try:
         judge, judge_model = evaluation.judge(cache)
-        for key in clip_keys(context):
+        keys = clip_keys(context)
+        batch = len(keys) > 1
+        for key in keys:
             frames[key] = frame = make_verdicts(responses[key], items[key], judge=judge)
-            by = frame.groupby(["responder", "model", "scored_by"]).size().rename("rows").reset_index()
-            meta = table_metadata(frame, ["item_id", "condition", "responder", "parsed", "expected", "correct", "scored_by"], 6)
-            meta.update({"scored_by": dg.MetadataValue.md(markdown_table(by, 60)),
-                         "judge_model": judge_model or "(none: undecided rows are reported, not counted)",
-                         "undecided": int((frame["scored_by"] == "undecided").sum())})
+            meta = clip_table_metadata(frame, ["item_id", "condition", "responder", "parsed", "expected", "correct",
+                                               "scored_by"], 6, batch=batch, first=not metas)
+            meta["undecided"] = int((frame["scored_by"] == "undecided").sum())
+            if not batch:  # a batch's shared metadata keeps the counts (batch_metadata)
+                by = frame.groupby(["responder", "model", "scored_by"]).size().rename("rows").reset_index()
+                meta.update({"scored_by": dg.MetadataValue.md(markdown_table(by, 60)),
+                             "judge_model": judge_model or "(none: undecided rows are reported, not counted)"})
             metas[key] = meta
     finally:
         cache.close()
