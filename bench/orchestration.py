@@ -18,8 +18,13 @@ staged annotation files (default ``<repo>/../shared/data``) and a manifest of N 
 instance. Per-clip assets run in batches of consecutive partitions (``defs.partitions.MAX_CLIPS_PER_RUN``),
 so the runs launched are printed beside the times, with the process's peak resident memory.
 
-Usage (from the repo root): ``python bench/orchestration.py [--clips N] [--staged [N]] [--source DIR]``
-(default: every bundled clip).
+The Dagster side materializes the assets the core computes (the scored tables and everything upstream of
+them, with their blocking checks); ``--full-graph`` materializes the whole graph (caption track, judge audit,
+report, warehouse views too), which the core does not compute. ``--profile FILE`` runs the Dagster side
+under cProfile, writes the stats to FILE and prints the top entries.
+
+Usage (from the repo root): ``python bench/orchestration.py [--clips N] [--staged [N]] [--source DIR]
+[--full-graph] [--profile FILE]`` (default: every bundled clip).
 """
 
 from __future__ import annotations
