@@ -318,6 +318,66 @@ class ClipView:
             out.setdefault(self.pair(r), r)
         return out
 
+    # --- where each value occurs (rows in frame order), for option texts and pools ------------------
+    @cached_property
+    def sound_rows(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for r in self.categorised_records:
+            out.setdefault(r.sound_class, []).append(r.row_id)
+        return out
+
+    @cached_property
+    def noun_rows(self) -> dict[int, list[str]]:
+        """Labelled narrations naming each noun class (as main noun or any other)."""
+        out: dict[int, list[str]] = {}
+        for r in self.narration_records:
+            classes = {int(c) for c in r.all_noun_classes}
+            if not _missing(r.noun_class):
+                classes.add(int(r.noun_class))
+            for c in classes:
+                out.setdefault(c, []).append(r.row_id)
+        return out
+
+    @cached_property
+    def first_noun_of(self) -> dict[int, str]:
+        """The noun the first labelled narration with each main noun class wrote."""
+        out: dict[int, str] = {}
+        for r in self.narration_records:
+            if not _missing(r.noun_class):
+                out.setdefault(int(r.noun_class), r.noun)
+        return out
+
+    @cached_property
+    def action_rows(self) -> dict[tuple[int, int], list[str]]:
+        out: dict[tuple[int, int], list[str]] = {}
+        for r in self.narration_records:
+            if not _missing(r.verb_class) and not _missing(r.noun_class):
+                out.setdefault((int(r.verb_class), int(r.noun_class)), []).append(r.row_id)
+        return out
+
+    @cached_property
+    def object_rows(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for r in self.track_records:
+            out.setdefault(r.object_name, []).append(r.row_id)
+        return out
+
+    @cached_property
+    def step_records(self) -> list:
+        return records(self.recipe_steps)
+
+    @cached_property
+    def step_labels(self) -> dict[str, str]:
+        """The label of each recipe step id's first span."""
+        out: dict[str, str] = {}
+        for r in self.step_records:
+            out.setdefault(r.step_id, r.label)
+        return out
+
+    @cached_property
+    def steps_in_window(self) -> set[str]:
+        return {r.step_id for r in self.step_records if not _missing(r.in_window) and bool(r.in_window)}
+
     @cached_property
     def present_actions(self) -> set[tuple[int, int]]:
         return set(self.first_narration_of)
