@@ -55,22 +55,37 @@ def _clash(wa: Counter, wb: Counter, head_a: str, head_b: str, entity: bool) -> 
 
 class OptionTexts:
     """Option texts' words and head nouns, worked out once per text: :func:`clash` on texts seen before
-    without re-reading them. Keep one per catalogue (its texts are the catalogue's and the clips')."""
+    without re-reading them (word multisets compared as plain dicts, or as sets when no word repeats).
+    Keep one per catalogue (its texts are the catalogue's and the clips')."""
 
     def __init__(self) -> None:
-        self._memo: dict[str, tuple[Counter, str]] = {}
+        self._memo: dict[str, tuple[dict, frozenset | None, str]] = {}
 
-    def words(self, text: str) -> tuple[Counter, str]:
-        """(:func:`option_words`, head noun) of ``text``."""
+    def words(self, text: str) -> tuple[dict, frozenset | None, str]:
+        """(:func:`option_words` as a dict, its words as a set when none repeats, head noun) of ``text``."""
         got = self._memo.get(text)
         if got is None:
-            got = self._memo[text] = (option_words(text), _head(text))
+            words = dict(option_words(text))
+            plain = frozenset(words) if all(n == 1 for n in words.values()) else None
+            got = self._memo[text] = (words, plain, _head(text))
         return got
 
     def clash(self, a: str, b: str, entity: bool = False) -> str:
         """:func:`clash` of two texts."""
-        (wa, ha), (wb, hb) = self.words(a), self.words(b)
-        return _clash(wa, wb, ha, hb, entity)
+        (wa, sa, ha), (wb, sb, hb) = self.words(a), self.words(b)
+        if wa == wb:
+            return "same entity after normalisation"
+        if not wa or not wb:
+            return ""
+        if sa is not None and sb is not None:
+            nested = sa <= sb or sb <= sa
+        else:
+            nested = Counter(wa) <= Counter(wb) or Counter(wb) <= Counter(wa)
+        if nested:
+            return "one is nested in the other"
+        if entity and ha and ha == hb:
+            return "same head noun"
+        return ""
 
 
 def _head(text: str) -> str:
