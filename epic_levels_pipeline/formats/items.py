@@ -88,11 +88,24 @@ def _truth_string(truth: list[bool]) -> str:
     return ",".join("true" if t else "false" for t in truth)
 
 
-def yes_no_truths(question_ids: list[str], seed: int, clip_key: str) -> dict[str, bool]:
-    """Balanced per clip: questions in seeded-hash order alternate true/false from a seeded start."""
-    ordered = sorted(question_ids, key=lambda q: stable_seed(seed, q))
-    start = stable_seed(seed, clip_key, "yes_no") % 2 == 0
-    return {q: (start if i % 2 == 0 else not start) for i, q in enumerate(ordered)}
+def yes_no_truths(question_ids: list[str], seed: int, clip_key: str,
+                  strata: dict[str, str] | None = None) -> dict[str, bool]:
+    """Balanced per clip: questions in seeded-hash order alternate true/false from a seeded start.
+
+    With ``strata`` (question id → stratum, e.g. subtype × distractor strategy) the alternation runs within
+    each stratum, from a start seeded by clip and stratum, so every stratum is balanced to within one
+    statement per clip. The audits read yes/no per subtype × strategy: a stratum whose statements are mostly
+    true would move any rule that leans to "no" (a frequency prior on equally frequent options says "yes"
+    once in four) away from chance by the imbalance alone."""
+    groups: dict[str, list[str]] = {}
+    for q in question_ids:
+        groups.setdefault(strata[q] if strata is not None else "", []).append(q)
+    out: dict[str, bool] = {}
+    for stratum, ids in groups.items():
+        ordered = sorted(ids, key=lambda q: stable_seed(seed, q))
+        start = stable_seed(seed, clip_key, "yes_no", *([stratum] if stratum else [])) % 2 == 0
+        out.update({q: (start if i % 2 == 0 else not start) for i, q in enumerate(ordered)})
+    return out
 
 
 def _statement_pool(questions: pd.DataFrame, view: ClipView, cat: Catalogue) -> tuple[list[dict], list[dict]]:
@@ -136,7 +149,8 @@ def build_items(questions: pd.DataFrame, view: ClipView, cat: Catalogue, *, seed
     if not len(questions):
         return pd.DataFrame(columns=ITEM_COLUMNS), rejected
     clip = view.clip
-    yes_no = yes_no_truths(list(questions["question_id"]), seed, clip.key)
+    strata = {q.question_id: f"{q.subtype}/{q.distractor_strategy}" for q in questions.itertuples(index=False)}
+    yes_no = yes_no_truths(list(questions["question_id"]), seed, clip.key, strata)
     trues, falses = _statement_pool(questions, view, cat)
     for q in records(questions):
         options, values = list(q.options), list(q.option_values)

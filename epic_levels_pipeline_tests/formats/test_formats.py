@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from hypothesis import given, strategies as st
 
 from epic_levels_pipeline.formats.items import FORMATS, chance, list_dependent_phrases, open_problems
 from epic_levels_pipeline.bank.build import LETTERS
@@ -69,3 +70,21 @@ def test_yes_no_is_balanced(offline_bank):
     assert abs(share - 0.5) <= 0.05
     # false statements use real distractors: the statement's option is one of the question's options
     assert all(v in values for v, values in zip(yes["statement_value"], yes["option_values"]))
+
+
+@given(st.lists(st.sampled_from(["a/x", "a/y", "b/x"]), min_size=1, max_size=40), st.integers(0, 10**6))
+def test_yes_no_truths_are_balanced_within_each_stratum(strata, seed):
+    from collections import Counter
+
+    from epic_levels_pipeline.formats.items import yes_no_truths
+
+    ids = [f"clip/{s}/{i:04d}" for i, s in enumerate(strata)]
+    by_id = dict(zip(ids, strata))
+    truths = yes_no_truths(ids, seed, "epic_sounds/P01_01/0-30", by_id)
+    assert set(truths) == set(ids)
+    true, total = Counter(), Counter(strata)
+    for q, t in truths.items():
+        true[by_id[q]] += t
+    for stratum, n in total.items():
+        assert abs(2 * true[stratum] - n) <= 1, (stratum, true[stratum], n)
+    assert yes_no_truths(ids, seed, "epic_sounds/P01_01/0-30", by_id) == truths

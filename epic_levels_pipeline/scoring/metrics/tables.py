@@ -166,19 +166,50 @@ PRIOR_MIN_N = 20  # the prior_shortcut check judges groups of at least this many
 
 def prior_correct(item, question, least: bool) -> bool:
     """Is a frequency prior right on this item, with no clip? It picks the most (``blind``) or least
-    (``anti_prior``) frequent option by the question's ``option_frequency``; on a yes/no statement it says
-    "yes" exactly when the statement names that option."""
+    (``anti_prior``) frequent option by the question's ``option_frequency`` (ties: the first); on a yes/no
+    statement it says "yes" exactly when the statement names that option. One deterministic draw of the
+    prior; the audit uses its expectation, :func:`prior_credit`."""
     pick = prior_pick(list(question.option_frequency), least)
     if item.format == "yes_no":
         return (item.statement_value == list(question.option_values)[pick]) == bool(item.statement_true)
     return pick == int(question.answer_index)
 
 
+def prior_credit(item, question, least: bool) -> float:
+    """The frequency prior's expected score on this item: ties broken uniformly at random and, in yes/no,
+    the statement drawn as the formats layer draws it.
+
+    A prior that knows only corpus frequencies cannot tell equally frequent options apart: when ``t``
+    options share the extreme frequency it picks each with probability ``1/t``. Scoring one arbitrary
+    tie-break instead (:func:`prior_correct`) adds coin-flip noise exactly where the options were matched
+    best: four equally frequent options would score 0 or 1 at random rather than their true 1/4.
+
+    - Multiple choice: ``1/t`` when the key is among the tied options, else 0.
+    - Yes/no: the prior says "yes" when the statement names its pick. Whether the statement is true is the
+      formats layer's coin (:func:`..formats.items.yes_no_truths`: the key half of the time, otherwise one of
+      the wrong options uniformly), not something the options give away, so the credit is the mean over that
+      draw: ``½ · P(pick = key) + ½ · mean over wrong options d of P(pick ≠ d)``. A yes/no row then differs from
+      chance only when the option set favours the prior, not when a subtype's statements happen to be
+      mostly true (a rule that says "yes" once in four would otherwise score below chance by the imbalance
+      alone)."""
+    freqs = [int(f) for f in question.option_frequency]
+    extreme = min(freqs) if least else max(freqs)
+    tied = {i for i, f in enumerate(freqs) if f == extreme}
+    p_pick = [1.0 / len(tied) if i in tied else 0.0 for i in range(len(freqs))]
+    key = int(question.answer_index)
+    if item.format == "yes_no":
+        wrong = [i for i in range(len(freqs)) if i != key]
+        if not wrong:
+            return p_pick[key]
+        return 0.5 * p_pick[key] + 0.5 * sum(1.0 - p_pick[i] for i in wrong) / len(wrong)
+    return p_pick[key]
+
+
 def prior_audit(questions: pd.DataFrame, items: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """The text-only priors per subtype × strategy × format (multiple choice, yes/no) × prior: the rate of
     ``blind`` (most frequent option) and ``anti_prior`` (least frequent), computed from the options'
     corpus frequencies (no responder run needed, the same under every condition: the priors never see the
-    clip), with clip-clustered intervals (:func:`stats.score_intervals`); ``excludes_chance`` when the
+    clip) as expected scores with ties broken uniformly (:func:`prior_credit`), with clip-clustered intervals (:func:`stats.score_intervals`); ``excludes_chance`` when the
     interval leaves out the format's chance."""
     if not len(questions) or not len(items) or "option_frequency" not in questions.columns:
         return pd.DataFrame(columns=PRIOR_COLUMNS)
@@ -190,7 +221,7 @@ def prior_audit(questions: pd.DataFrame, items: pd.DataFrame, *, n_boot: int = 1
         chance = group["chance"].astype(float).to_numpy()
         clips = group["clip_key"].astype(str).to_numpy()
         for prior, least in PRIORS.items():
-            ok = np.array([prior_correct(i, by_id[i.question_id], least) for i in records], dtype=bool)
+            ok = np.array([prior_credit(i, by_id[i.question_id], least) for i in records], dtype=float)
             (low, high), _ = score_intervals(ok, chance, clips, n_boot=n_boot, seed=seed)
             ch = float(chance.mean())
             rows.append({**dict(zip(PRIOR_KEYS + ["format"], keys)), "prior": prior, "n": len(ok),
