@@ -50,6 +50,14 @@ def _missing(value) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and value != value)
 
 
+def _ids_by(rows: list, key) -> dict:
+    """Row ids grouped by ``key(row)``, in row order."""
+    out: dict = {}
+    for r in rows:
+        out.setdefault(key(r), []).append(r.row_id)
+    return out
+
+
 def _frame(data: dict[str, np.ndarray], index: pd.Index | None = None) -> pd.DataFrame:
     """A frame of these column arrays as they are (object columns stay object: no string inference)."""
     n = len(next(iter(data.values()))) if data else 0
@@ -321,10 +329,7 @@ class ClipView:
     # --- where each value occurs (rows in frame order), for option texts and pools ------------------
     @cached_property
     def sound_rows(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for r in self.categorised_records:
-            out.setdefault(r.sound_class, []).append(r.row_id)
-        return out
+        return _ids_by(self.categorised_records, lambda r: r.sound_class)
 
     @cached_property
     def noun_rows(self) -> dict[int, list[str]]:
@@ -349,18 +354,12 @@ class ClipView:
 
     @cached_property
     def action_rows(self) -> dict[tuple[int, int], list[str]]:
-        out: dict[tuple[int, int], list[str]] = {}
-        for r in self.narration_records:
-            if not _missing(r.verb_class) and not _missing(r.noun_class):
-                out.setdefault((int(r.verb_class), int(r.noun_class)), []).append(r.row_id)
-        return out
+        return _ids_by([r for r in self.narration_records if not _missing(r.verb_class) and not _missing(r.noun_class)],
+                       self.pair)
 
     @cached_property
     def object_rows(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for r in self.track_records:
-            out.setdefault(r.object_name, []).append(r.row_id)
-        return out
+        return _ids_by(self.track_records, lambda r: r.object_name)
 
     @cached_property
     def step_records(self) -> list:
