@@ -31,6 +31,9 @@ def records(frame: pd.DataFrame):
     if not len(frame):
         return []
     Row = _row_type(tuple(frame.columns))
+    if all(isinstance(t, np.dtype) and t.kind in "Ofib" for t in frame.dtypes):
+        # plain numpy columns: one conversion of the whole frame (floats, ints and bools become Python's)
+        return [Row._make(values) for values in frame.to_numpy(dtype=object).tolist()]
     return [Row(*values) for values in zip(*(frame[c].tolist() for c in frame.columns))]
 
 
@@ -208,6 +211,18 @@ class ClipView:
     @cached_property
     def narration_records(self) -> list:
         return records(self.narrations)
+
+    @cached_property
+    def track_spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(starts, stops, object names) of the tracks, as arrays in frame order."""
+        t = self.tracks
+        return t["start_s"].to_numpy(dtype=float), t["stop_s"].to_numpy(dtype=float), t["object_name"].to_numpy(dtype=object)
+
+    @cached_property
+    def activity_spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(starts, stops, labels) of the activities, as arrays in frame order."""
+        a = self.activities
+        return a["start_s"].to_numpy(dtype=float), a["stop_s"].to_numpy(dtype=float), a["label"].to_numpy(dtype=object)
 
     @cached_property
     def _narration_spans(self) -> tuple[np.ndarray, np.ndarray]:
