@@ -62,11 +62,12 @@ def _ids_by(rows: list, key) -> dict:
 
 
 def _frame(data: dict[str, np.ndarray], index: pd.Index | None = None) -> pd.DataFrame:
-    """A frame of these column arrays as they are (object columns stay object: no string inference)."""
+    """A frame of these column arrays as they are (object columns stay object: no string inference; the
+    column labels an object index, which makes every ``frame[column]`` of the generators cheaper)."""
     n = len(next(iter(data.values()))) if data else 0
     idx = pd.RangeIndex(n) if index is None else index
     try:
-        return pd.DataFrame._from_arrays(list(data.values()), columns=pd.Index(list(data)), index=idx,
+        return pd.DataFrame._from_arrays(list(data.values()), columns=pd.Index(list(data), dtype=object), index=idx,
                                          verify_integrity=False)
     except (AttributeError, TypeError):  # the private constructor moved: the public one, then object columns back
         frame = pd.DataFrame(data, index=idx)
