@@ -96,6 +96,15 @@ class ClipView:
         self._arrays: dict[str, np.ndarray] = {}
         self.streams = set(self._column("stream")) if streams is None else set(streams)
         self.render_memo: dict[str, str] = {}  # option text by candidate value (:func:`.kinds.render`)
+        self._memo: dict[str, object] = {}
+
+    def memo(self, name: str, build):
+        """What ``build()`` gives, worked out once per view (structures its users derive from the clip)."""
+        try:
+            return self._memo[name]
+        except KeyError:
+            value = self._memo[name] = build()
+            return value
 
     # --- row groups --------------------------------------------------------------------------------
     _COLUMNS = {

@@ -112,34 +112,25 @@ class _Source:
                    kept.__getitem__)
 
     @classmethod
-    def of_table(cls, table: _Table, mask: np.ndarray, draft, strategy: str) -> "_Source":
-        for value in (draft.answer.value, *draft.exclude):
-            i = table.position.get(value)
-            if i is not None:
-                mask[i] = False
-        idx = np.flatnonzero(mask)
-        values = [table.values[i] for i in idx.tolist()]
+    def of_table(cls, table: _Table, base: np.ndarray, draft, strategy: str) -> "_Source":
+        """The entities at catalogue positions ``base`` (ascending) less the answer and the exclusions."""
+        drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
+        idx = base[~np.isin(base, drop)] if drop else base
 
         def make(p: int) -> Candidate:
             i = int(idx[p])
             return Candidate(table.values[i], "", strategy, False, list(table.rows[i]), table.note)
 
-        return cls(values, table.freq[idx], make)
+        return cls(idx, table.freq[idx], make)
 
 
-def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
-    cat = view.catalogue
-    kind = draft.kind
-    tables = cat.derived("distractor_tables", _tables)
+def _absent_positions(view: ClipView, kind: str, t: _Table) -> np.ndarray:
+    """Catalogue positions of the entities of ``kind`` absent from the clip (ascending), once per view."""
     if kind == "noun":
-        t = tables["noun"]
-        return _Source.of_table(t, ~np.isin(t.keys, list(view.present_noun_classes)), draft, "absent_from_clip")
-    if kind in ("action", "purpose"):
-        t = tables[kind]
+        mask = ~np.isin(t.keys, list(view.present_noun_classes))
+    elif kind in ("action", "purpose"):
         mask = ~np.isin(t.codes, [_code(p) for p in view.present_actions]) & ~np.isin(t.nouns, list(view.present_noun_classes))
-        return _Source.of_table(t, mask, draft, "absent_from_clip")
-    if kind == "activity":
-        t = tables["activity"]
+    else:  # activity: has objects, is not the window's own, none of its objects moved in the clip
         mask = t.has_objects.copy()
         for label in set(view.activities["label"].tolist()):
             i = t.position.get(f"activity:{label}")
@@ -147,7 +138,16 @@ def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
                 mask[i] = False
         for name in view.present_objects:
             mask[t.by_object.get(name, [])] = False
-        return _Source.of_table(t, mask, draft, "absent_from_clip")
+    return np.flatnonzero(mask)
+
+
+def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
+    cat = view.catalogue
+    kind = draft.kind
+    if kind in ("noun", "action", "purpose", "activity"):
+        t = cat.derived("distractor_tables", _tables)[kind]
+        base = view.memo(f"absent_positions:{kind}", lambda: _absent_positions(view, kind, t))
+        return _Source.of_table(t, base, draft, "absent_from_clip")
     out: list[Candidate] = []
     if kind == "sound":
         for c in cat.sound_classes:
