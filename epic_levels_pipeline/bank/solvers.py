@@ -65,6 +65,11 @@ def _sound_object_presence(view: ClipView, params: dict, candidates: list[str]) 
     return [_kind(c)[0] == "noun" and int(_kind(c)[1]) in view.present_noun_classes for c in candidates]
 
 
+@solver("easy_sound_action")
+def _action_presence(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    return [_kind(c)[0] == "action" and _pair(_kind(c)[1]) in view.present_actions for c in candidates]
+
+
 def _at_cue(view: ClipView, params: dict):
     occ = view.cue(params["cue_class"])
     if occ is None:
@@ -124,6 +129,49 @@ def countable(view: ClipView, sound_class: str) -> int | None:
 def _count(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     n = countable(view, params["cue_class"])
     return [n is not None and _kind(c)[0] == "count" and int(_kind(c)[1]) == n for c in candidates]
+
+
+NEXT_SOUND_GAP_S = 1.0  # the next sound starts at least this long after the cue's middle: two moments
+NEXT_SOUND_TIE_S = 0.5  # two sounds starting closer than this after the cue: "next" is ambiguous
+
+
+def next_sound(view: ClipView, cue_class: str):
+    """(the cue, the next sound heard after it) or (None, reason).
+
+    The cue is a class heard once (:meth:`ClipView.cue`); the next sound is the first occurrence of another
+    categorised class that starts after the cue has ended. Not asked when another sound starts while the
+    cue is still heard (which one is "next" is unclear), when two sounds start within
+    :data:`NEXT_SOUND_TIE_S` of each other, when the next one starts less than :data:`NEXT_SOUND_GAP_S`
+    after the cue's middle (one moment, not two), when it crosses the window's end, or when a
+    not-categorised sound is heard between them (it could be the next sound, of any class)."""
+    occ = view.cue(cue_class)
+    if occ is None:
+        return None, "cue class heard more than once or crosses the window edge"
+    others = sorted((o for c, group in view.occurrences.items() if c != cue_class for o in group),
+                    key=lambda o: (o.start_s, o.sound_class))
+    if any(occ.start_s <= o.start_s < occ.stop_s for o in others):
+        return None, "another sound starts while the cue is heard"
+    later = [o for o in others if o.start_s >= occ.stop_s]
+    if not later:
+        return None, "no sound heard after the cue in the window"
+    nxt = later[0]
+    if len(later) > 1 and later[1].start_s - nxt.start_s < NEXT_SOUND_TIE_S:
+        return None, f"two sounds start within {NEXT_SOUND_TIE_S} s after the cue: 'next' is ambiguous"
+    if nxt.start_s - occ.mid_s < NEXT_SOUND_GAP_S:
+        return None, "the next sound starts within the cued moment"
+    if nxt.stop_s > view.clip.end_s:
+        return None, "the next sound crosses the window's end"
+    u = view.uncategorised
+    if ((u["start_s"] < nxt.start_s) & (u["stop_s"] > occ.start_s)).any():
+        return None, "a not-categorised sound is heard between the cue and the next sound"
+    return (occ, nxt), ""
+
+
+@solver("medium_sound_order")
+def _sound_order(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    found, _ = next_sound(view, params["cue_class"])
+    target = found[1].sound_class if found else None
+    return [_kind(c)[0] == "sound" and _kind(c)[1] == target for c in candidates]
 
 
 def anchored_next(view: ClipView, params: dict):

@@ -52,6 +52,28 @@ def gen_sound_object(view: ClipView):
         )
 
 
+def gen_action_presence(view: ClipView):
+    """"Which of these actions does the camera wearer do during the clip?" One draft per labelled action
+    (verb–noun pair) of the window; wrong options are actions none of whose nouns occur in the window
+    (``absent_from_clip``), so each is done nowhere in it. Stands alone only when the window has one action."""
+    actions = sorted(view.present_actions)
+    if not actions:
+        yield _skip("no labelled narration in the window")
+        return
+    stand_alone = len(actions) == 1 and not len(view.unlabelled_narrations)
+    for v, n in actions:
+        rows = [r for r in view.narration_records if view.pair(r) == (v, n)]
+        yield Draft(
+            "easy_sound_action", {}, "Which of these actions does the camera wearer do during the clip?",
+            "What does the camera wearer do during the clip?",
+            "During this clip, the camera wearer is {option}.",
+            _answer(view, f"action:{v}:{n}", [f"narration:{r.row_id}" for r in rows]), "action", "action",
+            [view.narration_evidence(r, "occurrence", None) for r in rows],
+            stand_alone, "one action in the window" if stand_alone else f"{len(actions)} actions in the window",
+            exclude={f"action:{a}:{b}" for a, b in actions}, caveats=_unlabelled_caveat(view),
+        )
+
+
 def _cues(view: ClipView):
     """Sound classes heard exactly once, inside the window, with labelled narrations at that moment."""
     if not len(view.categorised):
@@ -82,52 +104,74 @@ def _cue_caveats(view: ClipView, sound_class: str) -> list[str]:
             f"'{sound_class}'; the cue is unique among categorised sounds"]
 
 
+def _keyed_at_cue(occ, at, value_of) -> tuple[object, list]:
+    """The value a cue question is keyed on, and the rows at the cue that show it.
+
+    With one value at the cue (one object handled, one action done) that value. With several, the value
+    of the narration overlapping the cue longest (ties: the earlier start, then the row id); the others
+    are true at the cue too, so the draft excludes them from the options (``exclude``) instead of being
+    dropped: exactly one option is then true, but the question cannot stand without its options."""
+    rows = records(at)
+    overlap = {r.row_id: min(r.stop_s, occ.stop_s) - max(r.start_s, occ.start_s) for r in rows}
+    best = min(rows, key=lambda r: (-overlap[r.row_id], r.start_s, r.row_id))
+    key = value_of(best)
+    return key, [r for r in rows if value_of(r) == key]
+
+
+def _stand_alone(values: set, one: str, several: str) -> tuple[bool, str]:
+    return (True, one) if len(values) == 1 else (False, several.format(n=len(values)))
+
+
 def gen_sound_object_at_cue(view: ClipView):
+    """"At the moment you hear <cue>, which object is the camera wearer handling?" Keyed on the object of
+    the narrations at the cue. When several objects are handled at the cue, the draft is keyed on one
+    (:func:`_keyed_at_cue`) and every object named at the cue is kept out of the options, so exactly one
+    option is true; the question then keeps its options (it cannot stand alone)."""
     for item in _cues(view):
         if item[0] == "skip":
             yield item
             continue
         c, occ, at = item
-        nouns = {int(x) for x in at["noun_class"]}
-        if len(nouns) != 1:
-            yield _skip("more than one object handled at the cued moment")
-            continue
-        n = nouns.pop()
+        n, rows = _keyed_at_cue(occ, at, lambda r: int(r.noun_class))
+        stand_alone, reason = _stand_alone({int(x) for x in at["noun_class"]}, "exactly one object is handled at the cued moment",
+                                           "{n} objects are handled at the cued moment: only the options single one out")
         cue = cue_phrase(c)
-        mention = {int(x) for cl in at["all_noun_classes"] for x in cl} | {n}
+        mention = {int(x) for cl in at["all_noun_classes"] for x in cl} | {int(x) for x in at["noun_class"]}
         yield Draft(
             "low_sound_object", {"cue_class": c},
             f"At the moment you hear {cue}, which object is the camera wearer handling?",
             f"At the moment you hear {cue}, which object is the camera wearer handling?",
             f"At the moment you hear {cue}, the camera wearer is handling the {{option}}.",
-            _answer(view, f"noun:{n}", [f"narration:{r}" for r in at["row_id"]]), "noun", "entity",
-            view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in records(at)],
-            True, "exactly one object is handled at the cued moment",
+            _answer(view, f"noun:{n}", [f"narration:{r.row_id}" for r in rows]), "noun", "entity",
+            view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in rows],
+            stand_alone, reason,
             exclude={f"noun:{x}" for x in mention}, caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
         )
 
 
 def gen_movement_at_cue(view: ClipView):
+    """"At the moment you hear <cue>, what is the camera wearer doing?" Keyed on the action (verb–noun pair)
+    of the narrations at the cue; with several actions at the cue, keyed on one and the others kept out of
+    the options, as for :func:`gen_sound_object_at_cue`."""
     for item in _cues(view):
         if item[0] == "skip":
             yield item
             continue
         c, occ, at = item
+        (v, n), rows = _keyed_at_cue(occ, at, view.pair)
         pairs = {view.pair(r) for r in records(at)}
-        if len(pairs) != 1:
-            yield _skip("more than one action at the cued moment")
-            continue
-        v, n = pairs.pop()
+        stand_alone, reason = _stand_alone(pairs, "exactly one action at the cued moment",
+                                           "{n} actions at the cued moment: only the options single one out")
         cue = cue_phrase(c)
         yield Draft(
             "low_sound_movement", {"cue_class": c},
             f"At the moment you hear {cue}, what is the camera wearer doing?",
             f"At the moment you hear {cue}, what is the camera wearer doing?",
             f"At the moment you hear {cue}, the camera wearer is {{option}}.",
-            _answer(view, f"action:{v}:{n}", [f"narration:{r}" for r in at["row_id"]]), "action", "action",
-            view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in records(at)],
-            True, "exactly one action at the cued moment",
-            exclude={f"action:{v}:{n}"}, caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
+            _answer(view, f"action:{v}:{n}", [f"narration:{r.row_id}" for r in rows]), "action", "action",
+            view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in rows],
+            stand_alone, reason,
+            exclude={f"action:{a}:{b}" for a, b in pairs}, caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
         )
 
 
@@ -197,6 +241,35 @@ def gen_count(view: ClipView):
         )
 
 
+def gen_sound_order(view: ClipView):
+    """"After you hear <cue>, which sound do you hear next?" The cue is a class heard once in the window; the
+    key is the class of the next categorised sound to start after the cue has ended
+    (:func:`.solvers.next_sound`, which also says when there is no fair question: a sound starting during
+    the cue, two starting together, one starting within the cued moment, a not-categorised sound in
+    between). Wrong options are other sounds of the clip (or, in the leaky variant, absent ones); the cue's
+    own class is never one."""
+    if not len(view.categorised):
+        yield _skip("no categorised sound in the window: no cue")
+        return
+    for c in sorted(view.occurrences):
+        found, reason = S.next_sound(view, c)
+        if found is None:
+            yield _skip(reason)
+            continue
+        occ, nxt = found
+        cue = cue_phrase(c)
+        yield Draft(
+            "medium_sound_order", {"cue_class": c},
+            f"After you hear {cue}, which sound do you hear next?",
+            f"After you hear {cue}, which sound do you hear next?",
+            f"{{option}} is the next sound you hear after you hear {cue}.",
+            _answer(view, f"sound:{nxt.sound_class}", [f"sound:{r}" for r in nxt.row_ids]), "sound", "sound",
+            view.sound_evidence(occ, "cue") + view.sound_evidence(nxt, "answer"),
+            True, "one sound is heard next after the cue",
+            exclude={f"sound:{c}"}, caveats=_cue_caveats(view, c),
+        )
+
+
 def gen_action_next(view: ClipView):
     narr = view.narrations
     if len(narr) < 2:
@@ -208,6 +281,7 @@ def gen_action_next(view: ClipView):
     for r in records(narr):
         pair = view.pair(r)
         if counts[pair] != 1:
+            yield _skip("the anchor action is done more than once in the window: 'after' it is ambiguous")
             continue
         found = S.anchored_next(view, {"anchor_pair": list(pair)})
         nxt = found[1] if found else None
@@ -236,6 +310,8 @@ for _s in [
             "which sound can be heard anywhere in the clip"),
     Subtype("easy_sound_object", "epic_sounds", ("narration",), "presence", "absent_from_clip", "entity", gen_sound_object,
             "which object is handled anywhere in the clip"),
+    Subtype("easy_sound_action", "epic_sounds", ("narration",), "presence", "absent_from_clip", "action",
+            gen_action_presence, "which action is done anywhere in the clip"),
     Subtype("low_sound_object", "epic_sounds", ("sound", "narration"), "moment", "same_clip_other_moments", "entity",
             gen_sound_object_at_cue, "which object is handled at the moment a sound is heard", variants=LEAKY_TOO),
     Subtype("low_sound_movement", "epic_sounds", ("sound", "narration"), "moment", "same_clip_other_moments", "action",
@@ -244,7 +320,9 @@ for _s in [
             gen_purpose, "what the action making a sound leads to", variants=LEAKY_TOO),
     Subtype("medium_sound_count", "epic_sounds", ("sound",), "sequence", "other_counts", "number", gen_count,
             "how many times a sound is heard"),
+    Subtype("medium_sound_order", "epic_sounds", ("sound",), "sequence", "same_clip_other_moments", "sound",
+            gen_sound_order, "which sound is heard next after a cue", variants=LEAKY_TOO),
     Subtype("medium_action_next", "epic_sounds", ("narration",), "sequence", "same_clip_other_moments", "action",
-            gen_action_next, "which action follows a given action"),
+            gen_action_next, "which action follows a given action", variants=LEAKY_TOO),
 ]:
     register(_s)
