@@ -96,7 +96,7 @@ class ClipView:
         self._arrays: dict[str, np.ndarray] = {}
         self.streams = set(self._column("stream")) if streams is None else set(streams)
         self.render_memo: dict[str, str] = {}  # option text by candidate value (:func:`.kinds.render`)
-        self._memo: dict[str, object] = {}
+        self._memo: dict = {}
 
     def memo(self, name: str, build):
         """What ``build()`` gives, worked out once per view (structures its users derive from the clip)."""
@@ -161,41 +161,46 @@ class ClipView:
         """A nullable flag column as booleans (null counts as False: ``fillna(False).astype(bool)``)."""
         return np.array([False if _missing(v) else bool(v) for v in values.tolist()], dtype=bool)
 
-    def _split(self, name: str, flag: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-        """A stream's frame and its rows with / without ``flag``, each keeping the stream frame's index."""
+    def _flagged(self, name: str, flag: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
         data = self._stream_data(name, True)
-        keep = self._flag(data[flag])
-        whole = _frame(data)
-        parts = tuple(_frame({c: v[m] for c, v in data.items()}, whole.index[m]) for m in (keep, ~keep))
-        return (whole, *parts)
+        return data, self._flag(data[flag])
+
+    @staticmethod
+    def _part(data: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
+        """The rows where ``keep``, keeping their index in the stream's frame (as a boolean filter would)."""
+        return _frame({c: v[keep] for c, v in data.items()}, pd.RangeIndex(len(keep))[keep])
+
+    @cached_property
+    def _sound_data(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        return self._flagged("sound", "categorised")
 
     @cached_property
     def sounds(self) -> pd.DataFrame:
-        return self._sounds[0]
-
-    @cached_property
-    def _sounds(self) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-        return self._split("sound", "categorised")
+        return _frame(self._sound_data[0])
 
     @cached_property
     def categorised(self) -> pd.DataFrame:
-        return self._sounds[1]
+        data, keep = self._sound_data
+        return self._part(data, keep)
 
     @cached_property
     def uncategorised(self) -> pd.DataFrame:
-        return self._sounds[2]
+        data, keep = self._sound_data
+        return self._part(data, ~keep)
 
     @cached_property
-    def _narrations(self) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-        return self._split("narration", "labelled")
+    def _narration_data(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        return self._flagged("narration", "labelled")
 
     @cached_property
     def narrations(self) -> pd.DataFrame:
-        return self._narrations[1]
+        data, keep = self._narration_data
+        return self._part(data, keep)
 
     @cached_property
     def unlabelled_narrations(self) -> pd.DataFrame:
-        return self._narrations[2]
+        data, keep = self._narration_data
+        return self._part(data, ~keep)
 
     @cached_property
     def tracks(self) -> pd.DataFrame:
@@ -290,12 +295,20 @@ class ClipView:
 
     # --- narrations --------------------------------------------------------------------------------
     def narrations_at(self, start: float, stop: float) -> pd.DataFrame:
-        starts, stops = self._narration_spans
-        return self.narrations[(starts < stop) & (stops > start)]
+        """Labelled narrations overlapping (start, stop) (the same frame for the same span: do not modify it)."""
+        key = ("narrations_at", start, stop)
+        if key not in self._memo:
+            starts, stops = self._narration_spans
+            self._memo[key] = self.narrations[(starts < stop) & (stops > start)]
+        return self._memo[key]
 
     def unlabelled_at(self, start: float, stop: float) -> pd.DataFrame:
-        starts, stops = self._unlabelled_spans
-        return self.unlabelled_narrations[(starts < stop) & (stops > start)]
+        """Unlabelled narrations overlapping (start, stop) (the same frame for the same span: do not modify it)."""
+        key = ("unlabelled_at", start, stop)
+        if key not in self._memo:
+            starts, stops = self._unlabelled_spans
+            self._memo[key] = self.unlabelled_narrations[(starts < stop) & (stops > start)]
+        return self._memo[key]
 
     @staticmethod
     def pair(row) -> tuple[int, int]:
