@@ -234,11 +234,14 @@ def _parsed(value) -> CandidateValue:
 
 def render(view: "ClipView", value) -> str:
     """The option text a person reads for a candidate value (worked out once per value and view)."""
+    memo = getattr(view, "render_memo", None)
     key = str(value)
-    text = view.render_memo.get(key)
+    text = None if memo is None else memo.get(key)
     if text is None:
         v = _parsed(value)
-        text = view.render_memo[key] = kind_of(v.kind).render(view, v)
+        text = kind_of(v.kind).render(view, v)
+        if memo is not None:
+            memo[key] = text
     return text
 
 
