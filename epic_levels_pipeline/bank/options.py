@@ -24,7 +24,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 def _stem(word: str) -> str:
-    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+    if (len(word) > 3 and word.endswith("es") and word[-3] in "sxz") or (len(word) > 5 and word.endswith("oes")):
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]

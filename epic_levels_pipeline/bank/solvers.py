@@ -235,21 +235,32 @@ def _object_moment(view: ClipView, params: dict, candidates: list[str]) -> list[
 
 def next_object(view: ClipView, anchor: str):
     """(anchor track, next track) — the next object whose movement starts after the anchor's; or None."""
+    return next_object_or_why(view, anchor)[0]
+
+
+def next_object_or_why(view: ClipView, anchor: str):
+    """((anchor track, next track), "") or (None, why there is no single next object).
+
+    The anchor must be moved exactly once in the window, starting inside it; the next object is the first
+    other object whose movement starts after the anchor's, inside the window, and no second one starts
+    within 0.5 s of it ("next" would be ambiguous)."""
     t = view.tracks
     clip = view.clip
     starts_inside = t[(t["start_s"] >= clip.start_s) & (t["start_s"] < clip.end_s)]
     anchor_rows = starts_inside[starts_inside["object_name"] == anchor]
-    if len(anchor_rows) != 1 or (t["object_name"] == anchor).sum() != 1:
-        return None
+    if (t["object_name"] == anchor).sum() != 1:
+        return None, "the anchor object is moved more than once in the window: 'after moving it' is ambiguous"
+    if len(anchor_rows) != 1:
+        return None, "the anchor object's movement starts before the window"
     a = anchor_rows.iloc[0]
     later = starts_inside[(starts_inside["start_s"] > a["start_s"]) & (starts_inside["object_name"] != anchor)]
     later = later.sort_values("start_s")
     if not len(later):
-        return None
+        return None, "no other object's movement starts after the anchor's in the window"
     b = later.iloc[0]
     if len(later) > 1 and later.iloc[1]["start_s"] - b["start_s"] < 0.5:
-        return None
-    return a, b
+        return None, "two objects start moving within 0.5 s of each other: 'next' is ambiguous"
+    return (a, b), ""
 
 
 @solver("medium_object_order")

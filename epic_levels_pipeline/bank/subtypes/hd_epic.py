@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 from ...annotations.catalogue import is_placeholder_name
 from ...annotations.language import first_sentence, seconds_phrase
+from ...annotations.values import CandidateValue
 from .. import solvers as S
 from ..clip_view import ClipView, records
-from ..levels import Evidence, moments
+from ..distractors import POOLS, render
+from ..options import ENTITY_KINDS, clash
+from ..levels import Evidence, moments, outside_window
 from . import LEAKY_TOO, Draft, Subtype, _answer, _skip, register
 
 
@@ -17,6 +23,31 @@ def _main_activity(view: ClipView):
     label = labels.pop()
     rows = view.activities[view.activities["label"] == label]
     return (label, rows), ""
+
+
+def rank_shortfall(view: ClipView, draft: Draft, strategy: str) -> str:
+    """Why the key cannot take every corpus-frequency rank among ``strategy``'s candidates ("" when it can:
+    three as frequent as the key, or three more and three less frequent, none clashing with it).
+
+    The strategy's draw places the key at a uniformly drawn rank; a key that cannot take every rank would
+    get another one, and over many questions the common (or rare) keys would come out on top. A subtype
+    whose pool is drawn from the whole catalogue, where that only happens at the corpus's extremes, asks
+    this of its drafts and leaves out those that fail (``medium_goal``: activity labels sharing the clip's
+    objects, from the whole catalogue; the draw itself asks it of ``absent_from_clip`` pools)."""
+    freq = view.catalogue.frequency
+    key_f = freq.get(draft.answer.value, 0)
+    entity = CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS
+    sides = [0, 0, 0]
+    for c in POOLS[strategy](view, draft):
+        if c.value == draft.answer.value or c.value in draft.exclude or clash(render(view, c.value), draft.answer.text, entity):
+            continue
+        f = freq.get(c.value, 0)
+        sides[(f > key_f) - (f < key_f) + 1] += 1
+    lower, equal, higher = sides
+    if equal >= 3 or (higher >= 3 and lower >= 3):
+        return ""
+    return (f"the key is among the three most or least frequent of its {strategy} candidates "
+            f"({higher} more, {equal} as, {lower} less frequent): no frequency-matched options")
 
 
 def _goal_draft(view: ClipView, subtype: str, extra: list[Evidence], label: str, rows) -> Draft:
@@ -50,7 +81,9 @@ def gen_medium_goal(view: ClipView):
     if len(moments([e.at_s for e in evidence])) < 2:
         yield _skip("fewer than two object movements start in the window: no action sequence")
         return
-    yield _goal_draft(view, "medium_goal", evidence, *found)
+    draft = _goal_draft(view, "medium_goal", evidence, *found)
+    reason = rank_shortfall(view, draft, "shares_objects")
+    yield _skip(reason) if reason else draft
 
 
 def gen_easy_object(view: ClipView):
@@ -74,12 +107,30 @@ def gen_easy_object(view: ClipView):
 
 CUE_COVER_S = 0.5  # "about N seconds in": the key's row comes within this of N
 CUE_CLEAR_S = 1.5  # ... and no other option's object moves within this of N
+CUE_MARGIN_S = 3  # cued seconds lie at least this far from either edge of the window
+
+
+def cue_seconds(view: ClipView, row) -> list[int]:
+    """The whole seconds N (offsets into the window) at which "about N seconds into the clip" may ask about
+    ``row``: the row covers N within ±:data:`CUE_COVER_S`, N at least :data:`CUE_MARGIN_S` from either edge.
+    Best first: the fewest other objects moving within ±:data:`CUE_CLEAR_S` of N (more of the clip's
+    objects stay available as options), then the nearest to the middle of the row's part in the window."""
+    clip = view.clip
+    low = max(CUE_MARGIN_S, math.ceil(row.start_s - CUE_COVER_S - clip.start_s))
+    high = min(int(clip.duration_s) - CUE_MARGIN_S, math.floor(row.stop_s + CUE_COVER_S - clip.start_s))
+    mid = (max(row.start_s, clip.start_s) + min(row.stop_s, clip.end_s)) / 2 - clip.start_s
+    return sorted(range(low, high + 1),
+                  key=lambda n: (len(S.objects_near(view, clip.start_s + n, CUE_CLEAR_S) - {row.object_name}), abs(n - mid), n))
 
 
 def gen_object_moment(view: ClipView):
-    """"About N seconds into the clip, which object is the camera wearer moving?" — asked only when the
-    key's track covers N within ±:data:`CUE_COVER_S` and no other option's object moves within
-    ±:data:`CUE_CLEAR_S` of N (those objects never become distractors); ``at_s`` is N, inside the row."""
+    """"About N seconds into the clip, which object is the camera wearer moving?" — asked of every named
+    track whose row lies inside the window (:func:`levels.outside_window`), at a second N its track covers
+    within ±:data:`CUE_COVER_S` (:func:`cue_seconds`: the first of them no other draft cues). Every other
+    object moving within ±:data:`CUE_CLEAR_S` of N is excluded from the options, so the rule is about the
+    options: other objects may move at N, but none of them is offered. Then the question needs its options
+    (another object is a true open answer), so it stands alone only when nothing else moves near N.
+    ``at_s`` is N, read inside the row."""
     clip = view.clip
     tracks = view.tracks
     if not len(tracks):
@@ -87,24 +138,24 @@ def gen_object_moment(view: ClipView):
         return
     used: set[int] = set()
     for r in records(tracks):
-        mid = (max(r.start_s, clip.start_s) + min(r.stop_s, clip.end_s)) / 2
-        offset = int(round(mid - clip.start_s))
-        if offset < 3 or offset > clip.duration_s - 3 or offset in used:
-            continue
-        names = S.objects_at(view, clip.start_s + offset)
         if is_placeholder_name(r.object_name):
             yield _skip("the object moved has no name (placeholder track name)")
             continue
-        if names != {r.object_name}:
-            yield _skip("more than one object moves around the cued time")
+        answer = Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "answer",
+                          label=f"{r.object_name} (raw: {r.raw_name})")
+        reason = outside_window([answer], clip)
+        if reason:
+            yield _skip(reason)
             continue
-        instant = clip.start_s + offset
-        if not r.start_s - CUE_COVER_S <= instant <= r.stop_s + CUE_COVER_S:
-            yield _skip(f"the key's row does not cover the cued second within {CUE_COVER_S} s")
+        free = [n for n in cue_seconds(view, r) if n not in used]
+        if not free:
+            yield _skip(f"no free second of the window that the key's row covers within {CUE_COVER_S} s")
             continue
+        offset = free[0]
         used.add(offset)
-        # No other option may be active near the cue: every object moving within CUE_CLEAR_S is excluded.
+        instant = clip.start_s + offset
         near = S.objects_near(view, instant, CUE_CLEAR_S)
+        alone = near == {r.object_name}
         when = seconds_phrase(offset)
         yield Draft(
             "low_object_moment", {"offset_s": offset},
@@ -112,10 +163,10 @@ def gen_object_moment(view: ClipView):
             f"About {when} into the clip, which object is the camera wearer moving?",
             f"About {when} into the clip, the camera wearer is moving the {{option}}.",
             _answer(view, f"object:{r.object_name}", [f"object_track:{r.row_id}"]), "object", "entity",
-            [Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "answer", at_s=float(instant),
-                      label=f"{r.object_name} (raw: {r.raw_name})")],
-            True, "exactly one object moves at the cued time",
-            exclude={f"object:{n}" for n in names | near},
+            [replace(answer, at_s=float(instant))],
+            alone, "exactly one object moves at the cued time" if alone
+            else "other objects move at the cued time too (none of them is an option): options are needed",
+            exclude={f"object:{n}" for n in near},
         )
 
 
@@ -125,8 +176,9 @@ def gen_object_order(view: ClipView):
         yield _skip("fewer than two objects moved in the window")
         return
     for anchor in names:
-        found = S.next_object(view, anchor)
+        found, reason = S.next_object_or_why(view, anchor)
         if not found:
+            yield _skip(reason)
             continue
         a, b = found
         if is_placeholder_name(b["object_name"]):
@@ -189,7 +241,7 @@ for _s in [
     Subtype("low_object_moment", "hd_epic", ("object_track",), "moment", "same_clip_other_moments", "entity", gen_object_moment,
             "which object is moved at a given time", variants=LEAKY_TOO),
     Subtype("medium_object_order", "hd_epic", ("object_track",), "sequence", "same_clip_other_moments", "entity", gen_object_order,
-            "which object is moved right after another"),
+            "which object is moved right after another", variants=LEAKY_TOO),
     Subtype("hard_next_step", "hd_epic", ("recipe_step",), "beyond", "same_recipe_other_steps", "recipe_step", gen_next_step,
             "which recipe step comes next (task knowledge beyond the window)"),
 ]:
