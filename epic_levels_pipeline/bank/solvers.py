@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from ..annotations.values import CandidateValue
 from .clip_view import ClipView, records
 
@@ -196,11 +198,11 @@ def _action_next(view: ClipView, params: dict, candidates: list[str]) -> list[bo
 def main_activities(view: ClipView) -> set[str]:
     """Labels of activity rows covering at least half of the window."""
     clip = view.clip
-    acts = view.activities
-    if not len(acts):
+    starts, stops, labels = view.activity_spans
+    if not len(labels):
         return set()
-    overlap = acts["stop_s"].clip(upper=clip.end_s) - acts["start_s"].clip(lower=clip.start_s)
-    return set(acts.loc[overlap >= MAIN_ACTIVITY_SHARE * clip.duration_s, "label"])
+    overlap = np.minimum(stops, clip.end_s) - np.maximum(starts, clip.start_s)
+    return set(labels[overlap >= MAIN_ACTIVITY_SHARE * clip.duration_s].tolist())
 
 
 @solver("easy_goal")
@@ -217,8 +219,8 @@ def _object_presence(view: ClipView, params: dict, candidates: list[str]) -> lis
 
 def objects_near(view: ClipView, instant: float, width: float) -> set[str]:
     """Objects whose movement comes within ``width`` seconds of ``instant``."""
-    t = view.tracks
-    return set(t.loc[(t["start_s"] < instant + width) & (t["stop_s"] > instant - width), "object_name"])
+    starts, stops, names = view.track_spans
+    return set(names[(starts < instant + width) & (stops > instant - width)].tolist())
 
 
 def objects_at(view: ClipView, instant: float) -> set[str]:
