@@ -5,7 +5,8 @@ seeded sample of 30-second windows (``clips.all_windows``) of each dataset whose
 bundled clips' videos (``data/clips.csv``), builds each window's bank and items with the default
 configuration, and prints per subtype × distractor strategy × format (multiple choice, yes/no) the rate of
 the ``blind`` prior (picks the most frequent option) and the ``anti_prior`` (the least frequent), with
-clip-clustered 95 % intervals (``scoring.metrics.tables.prior_audit``), flagging groups with n ≥ 20 whose
+clip-clustered 95 % intervals (``scoring.metrics.tables.prior_audit``; also clustered by video, as windows of one
+video share its kitchen), flagging groups with n ≥ 20 whose
 interval excludes chance; and the presence oracle per subtype × strategy. Also the questions kept per
 dataset × level and the top drop reasons. The priors never see the clip, so they are the same under every
 condition (``no_clip`` included).
@@ -74,24 +75,31 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nquestions with nested or duplicate options: {len({p.split(':')[0] for p in option_problems(q)})}")
 
     priors = prior_audit(q, it)
+    by_video = prior_audit(q, it, cluster="video_id").set_index(
+        ["dataset", "subtype", "distractor_strategy", "format", "prior"])
     wide = priors.pivot_table(index=["dataset", "subtype", "distractor_strategy", "format"], columns="prior",
                               values=["rate", "ci_low", "ci_high"], aggfunc="first")
     n = priors.drop_duplicates(["dataset", "subtype", "distractor_strategy", "format"]).set_index(
         ["dataset", "subtype", "distractor_strategy", "format"])[["n", "n_clips", "chance"]]
     print("\ntext-only priors (rate [95 % clip-clustered interval]; * = n ≥ "
-          f"{PRIOR_MIN_N} and the interval excludes chance):")
+          f"{PRIOR_MIN_N} and the interval excludes chance; † = also when clustered by video, as windows of one "
+          "video share its kitchen):")
     print(f"  {'dataset · subtype · strategy · format':<72}{'n':>5}{'clips':>6}{'chance':>7}  {'blind':<22}{'anti-prior':<22}")
-    flagged = 0
+    flagged = flagged_video = 0
     for key, row in n.iterrows():
         cells = []
         for prior in ("blind", "anti_prior"):
             rate, low, high = (wide.loc[key, (m, prior)] for m in ("rate", "ci_low", "ci_high"))
-            mark = "*" if row["n"] >= PRIOR_MIN_N and not low <= row["chance"] <= high else " "
-            flagged += mark == "*"
+            v = by_video.loc[(*key, prior)]
+            judged = row["n"] >= PRIOR_MIN_N
+            mark = "*" if judged and not low <= row["chance"] <= high else " "
+            mark += "†" if judged and not v["ci_low"] <= row["chance"] <= v["ci_high"] else " "
+            flagged += mark[0] == "*"
+            flagged_video += mark[1] == "†"
             cells.append(f"{rate:.2f} [{low:.2f}, {high:.2f}]{mark}")
         print(f"  {' · '.join(key):<72}{int(row['n']):>5}{int(row['n_clips']):>6}{row['chance']:>7.2f}  "
               f"{cells[0]:<22}{cells[1]:<22}")
-    print(f"  groups flagged: {flagged}")
+    print(f"  groups flagged: {flagged} clustered by clip, {flagged_video} clustered by video")
 
     rates = shortcut_rates(q)
     print("\npresence oracle (share of questions where it singles out the key):")

@@ -185,3 +185,14 @@ def test_prior_credit_of_equally_frequent_options_is_chance():
     assert prior_credit(item, q, False) == 0.5
     item, q = _item_and_question([9, 3, 3, 3], 0, "multiple_choice")  # the key the most frequent: a give-away
     assert prior_credit(item, q, False) == 1.0 and prior_credit(item, q, True) == 0.0
+
+
+def test_prior_audit_clusters_by_the_named_column(bundled):
+    questions, items, _, _ = bundled
+    by_clip = prior_audit(questions, items)
+    same = prior_audit(questions, items.assign(video_id=items["clip_key"]), cluster="video_id")
+    pd.testing.assert_frame_equal(by_clip, same)
+    by_video = prior_audit(questions, items, cluster="video_id")
+    assert (by_video["rate"] == by_clip["rate"]).all()
+    assert items.groupby("video_id")["clip_key"].nunique().max() > 1  # some videos hold several clips
+    assert not by_video[["ci_low", "ci_high"]].equals(by_clip[["ci_low", "ci_high"]])

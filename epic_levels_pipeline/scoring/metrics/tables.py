@@ -205,12 +205,15 @@ def prior_credit(item, question, least: bool) -> float:
     return p_pick[key]
 
 
-def prior_audit(questions: pd.DataFrame, items: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+def prior_audit(questions: pd.DataFrame, items: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
+                cluster: str = "clip_key") -> pd.DataFrame:
     """The text-only priors per subtype × strategy × format (multiple choice, yes/no) × prior: the rate of
     ``blind`` (most frequent option) and ``anti_prior`` (least frequent), computed from the options'
     corpus frequencies (no responder run needed, the same under every condition: the priors never see the
     clip) as expected scores with ties broken uniformly (:func:`prior_credit`), with clip-clustered intervals (:func:`stats.score_intervals`); ``excludes_chance`` when the
-    interval leaves out the format's chance."""
+    interval leaves out the format's chance. ``cluster`` names the items' column the bootstrap resamples
+    (``clip_key`` by default; ``video_id`` when many windows of one video are audited together, as they
+    share its kitchen, objects and frequencies)."""
     if not len(questions) or not len(items) or "option_frequency" not in questions.columns:
         return pd.DataFrame(columns=PRIOR_COLUMNS)
     by_id = {q.question_id: q for q in questions.itertuples(index=False)}
@@ -220,9 +223,10 @@ def prior_audit(questions: pd.DataFrame, items: pd.DataFrame, *, n_boot: int = 1
         records = list(group.itertuples(index=False))
         chance = group["chance"].astype(float).to_numpy()
         clips = group["clip_key"].astype(str).to_numpy()
+        clusters = group[cluster].astype(str).to_numpy()
         for prior, least in PRIORS.items():
             ok = np.array([prior_credit(i, by_id[i.question_id], least) for i in records], dtype=float)
-            (low, high), _ = score_intervals(ok, chance, clips, n_boot=n_boot, seed=seed)
+            (low, high), _ = score_intervals(ok, chance, clusters, n_boot=n_boot, seed=seed)
             ch = float(chance.mean())
             rows.append({**dict(zip(PRIOR_KEYS + ["format"], keys)), "prior": prior, "n": len(ok),
                          "n_clips": int(len(set(clips))), "rate": float(ok.mean()), "chance": ch, "ci_low": low,
