@@ -19,6 +19,7 @@ import numpy as np
 
 from ..annotations.values import CandidateValue
 from .clip_view import ClipView, records
+from .cues import CUE_COVER_S, covers
 
 SOLVERS: dict[str, Callable[[ClipView, dict, list[str]], list[bool]]] = {}
 MAIN_ACTIVITY_SHARE = 0.5
@@ -129,6 +130,18 @@ def countable(view: ClipView, sound_class: str) -> int | None:
 def _count(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     n = countable(view, params["cue_class"])
     return [n is not None and _kind(c)[0] == "count" and int(_kind(c)[1]) == n for c in candidates]
+
+
+def sounds_near(view: ClipView, instant: float, width: float = CUE_COVER_S) -> set[str]:
+    """Classes of the categorised sounds heard within ``width`` seconds of ``instant`` (ends included)."""
+    return {r.sound_class for r in records(view.categorised) if covers(r.start_s, r.stop_s, instant, width)}
+
+
+@solver("low_sound_moment")
+def _sound_moment(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    """The classes whose categorised rows cover the cued instant (within the cue's ±0.5 s)."""
+    heard = sounds_near(view, view.clip.start_s + params["offset_s"])
+    return [_kind(c)[0] == "sound" and _kind(c)[1] in heard for c in candidates]
 
 
 NEXT_SOUND_GAP_S = 1.0  # the next sound starts at least this long after the cue's middle: two moments
