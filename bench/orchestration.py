@@ -18,14 +18,22 @@ staged annotation files (default ``<repo>/../shared/data``) and a manifest of N 
 instance. Per-clip assets run in batches of consecutive partitions (``defs.partitions.MAX_CLIPS_PER_RUN``),
 so the runs launched are printed beside the times, with the process's peak resident memory.
 
-Usage (from the repo root): ``python bench/orchestration.py [--clips N] [--staged [N]] [--source DIR]``
-(default: every bundled clip).
+The Dagster side materializes the assets the core computes (the scored tables and everything upstream of
+them, with their blocking checks); ``--full-graph`` materializes the whole graph (caption track, judge audit,
+report, warehouse views too), which the core does not compute. ``--profile FILE`` runs the Dagster side
+under cProfile, writes the stats to FILE and prints the top entries.
+
+Usage (from the repo root): ``python bench/orchestration.py [--clips N] [--staged [N]] [--source DIR]
+[--full-graph] [--profile FILE]`` (default: every bundled clip).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import os
+import pstats
 import resource
 import shutil
 import sys
@@ -49,6 +57,11 @@ from epic_levels_pipeline.pipeline import run_core  # noqa: E402
 from epic_levels_pipeline.settings import Paths  # noqa: E402
 from epic_levels_pipeline.warehouse import read_parquet  # noqa: E402
 
+# The Dagster side materializes what the core computes: the scored tables and everything upstream of them
+# (annotation tables, catalogue, clip rows, question bank with its checks, items with theirs, clip media,
+# responses, verdicts). `--full-graph` adds the rest (caption track, judge audit, report, warehouse views).
+SAME_AS_CORE = (dg.AssetSelection.assets("scores", "paired_comparisons", "over_marking", "shortcut_audit").upstream()
+                .required_multi_asset_neighbors())
 QUIET = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
 CLEARED_ENV = ("EPIC_LEVELS_MODELS", "EPIC_LEVELS_JUDGE_MODEL", "EPIC_LEVELS_RESPONDERS", "EPIC_LEVELS_MEDIA_ROOT",
                "GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_BASE_URL")
@@ -94,12 +107,28 @@ def materialized(paths: Paths, name: str) -> pd.DataFrame:
     return read_parquet(sorted((paths.assets / name).glob("*.parquet")))
 
 
+def print_profile(profiler: cProfile.Profile, path: str, top: int = 30) -> None:
+    """Write the Dagster side's profile to ``path`` and print its top entries by own and by cumulative time."""
+    profiler.dump_stats(path)
+    for order in ("tottime", "cumulative"):
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats(order).print_stats(top)
+        print(f"\nprofile of the Dagster side, top {top} by {order} (stats in {path}):")
+        print("\n".join(line for line in out.getvalue().splitlines() if line.strip()
+                        and not line.startswith(("   Ordered by", "   List reduced"))))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clips", type=int, default=None, help="only the manifest's first N clips")
     ap.add_argument("--staged", type=int, nargs="?", const=0, default=None,
                     help="N windows of the full staged files instead of the bundled clips (no N: all)")
     ap.add_argument("--source", default=str(REPO.parent / "shared" / "data"), help="the staged files (with --staged)")
+    ap.add_argument("--full-graph", action="store_true",
+                    help="materialize the whole graph through Dagster (caption track, report, warehouse too), "
+                         "not only what the core computes")
+    ap.add_argument("--profile", metavar="FILE", default=None,
+                    help="profile the Dagster side with cProfile: write the stats to FILE and print the top entries")
     args = ap.parse_args(argv)
     if args.staged is not None and not Path(args.source).is_dir():
         print(f"skipped: staged annotation files not found at {args.source} (nothing to benchmark)")
@@ -123,10 +152,18 @@ def main(argv: list[str] | None = None) -> int:
         run_core(paths, clips[:1], annotations=ann, catalogue=build_catalogue(ann), n_boot=10)
         print(f"warm-up: {time.perf_counter() - t:.1f} s")
 
+        profiler = cProfile.Profile() if args.profile else None
         t = time.perf_counter()
+        if profiler:
+            profiler.enable()
         with dg.instance_for_test() as instance:
-            report = run_pipeline(paths, instance=instance, run_config=QUIET, log=lambda *_: None)
+            report = run_pipeline(paths, instance=instance, run_config=QUIET, log=lambda *_: None,
+                                  selection=None if args.full_graph else SAME_AS_CORE)
+        if profiler:
+            profiler.disable()
         dagster_s = time.perf_counter() - t
+        if profiler:
+            print_profile(profiler, args.profile)
         if report.failed:
             print(f"Dagster runs failed: {report.failed}")
             return 1
@@ -137,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         core = run_core(paths)
         core_s = time.perf_counter() - t
 
-    print(f"\nDagster (run_pipeline, {report.runs} runs in a temporary instance): {dagster_s:.1f} s")
+    scope = "the whole graph" if args.full_graph else "the core's assets"
+    print(f"\nDagster (run_pipeline of {scope}, {report.runs} runs in a temporary instance): {dagster_s:.1f} s")
     print(f"core (pipeline.run_core, plain calls):                   {core_s:.1f} s  "
           f"[{', '.join(f'{k} {v:.1f}' for k, v in core.seconds.items() if k != 'total')}]")
     print("\nfigures:")

@@ -12,21 +12,24 @@ It also reports how many ``epic_sounds`` windows have a ``low_sound_object`` que
 once whose moment has exactly one handled object, with distractors and a verified key (the design
 expects roughly 600 of ~1,440 windows) — and how many had such a moment at all (a draft, kept or dropped).
 
-A full pass takes ~8–10 minutes; ``--limit N`` takes the first N windows per dataset, ``--dataset`` one
-dataset. Progress is printed every 200 clips. Skips cleanly (exit 0) when the staged files are absent.
+``--limit N`` takes the first N windows per dataset, ``--dataset`` one dataset, ``--workers N`` runs the
+windows in N forked processes (the default, 1, is the single-process figure). Progress is printed every
+200 clips (single process). Skips cleanly (exit 0) when the staged files are absent.
 
 Usage (from the repo root): ``python bench/question_bank.py [--limit N] [--dataset epic_sounds|hd_epic]
-[--source DIR] [--trace-memory]``.
+[--source DIR] [--workers N] [--trace-memory]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import resource
 import sys
 import time
 import tracemalloc
-from collections import Counter, defaultdict
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -43,8 +46,8 @@ CUE_SUBTYPE = "low_sound_object"
 PROGRESS_EVERY = 200
 
 
-def maxrss_mib() -> float:
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def maxrss_mib(who: int = resource.RUSAGE_SELF) -> float:
+    rss = resource.getrusage(who).ru_maxrss
     return rss / 1024 / 1024 if sys.platform == "darwin" else rss / 1024
 
 
@@ -53,11 +56,96 @@ def has_draft(drops: Counter, subtype: str) -> bool:
     return any(k.startswith(f"{subtype} [") or k.startswith(f"{subtype}: over the per-clip cap") for k in drops)
 
 
+@dataclass
+class Tally:
+    """What the loop over windows counts (summed over the workers of a parallel run)."""
+
+    by_level: Counter = field(default_factory=Counter)
+    by_subtype: Counter = field(default_factory=Counter)
+    drops: Counter = field(default_factory=Counter)
+    clips_with_questions: Counter = field(default_factory=Counter)
+    cue_by_strategy: Counter = field(default_factory=Counter)
+    stage: Counter = field(default_factory=Counter)
+    cue_windows: int = 0
+    cue_drafts: int = 0
+    n_clips: int = 0
+    n_questions: int = 0
+
+    def add(self, other: "Tally") -> None:
+        for name in ("by_level", "by_subtype", "drops", "clips_with_questions", "cue_by_strategy", "stage"):
+            getattr(self, name).update(getattr(other, name))
+        for name in ("cue_windows", "cue_drafts", "n_clips", "n_questions"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+def run_windows(ann, cat, config, windows: dict, total_clips: int, loop_started: float, progress: bool = True) -> Tally:
+    """Join and bank every window in this process."""
+    tally = Tally()
+    stage = tally.stage
+    by_level, by_subtype, drops = tally.by_level, tally.by_subtype, tally.drops
+    clips_with_questions, cue_by_strategy = tally.clips_with_questions, tally.cue_by_strategy
+    for ds in windows:
+        t0 = time.perf_counter()
+        for clip, rows in iter_clips_annotations(ann, windows[ds]):
+            t1 = time.perf_counter()
+            bank = build_bank(clip, rows, cat, config)
+            t2 = time.perf_counter()
+            stage["clip_annotations"] += t1 - t0
+            stage["build_bank"] += t2 - t1
+            t0 = t2
+            q = bank.questions
+            tally.n_clips += 1
+            tally.n_questions += len(q)
+            drops.update(bank.drops)
+            if len(q):
+                clips_with_questions[ds] += 1
+                by_level.update((ds, lv) for lv in q["level"])
+                by_subtype.update(q["subtype"])
+            if ds == "epic_sounds":
+                has_question = bool(len(q)) and (q["subtype"] == CUE_SUBTYPE).any()
+                tally.cue_windows += has_question
+                if has_question:
+                    cue_by_strategy.update(set(q.loc[q["subtype"] == CUE_SUBTYPE, "distractor_strategy"]))
+                tally.cue_drafts += has_question or has_draft(bank.drops, CUE_SUBTYPE)
+            if progress and tally.n_clips % PROGRESS_EVERY == 0:
+                elapsed = time.perf_counter() - loop_started
+                rate = tally.n_clips / elapsed
+                print(f"  progress: {tally.n_clips:,}/{total_clips:,} clips, {tally.n_questions:,} questions, {elapsed:.0f} s "
+                      f"({rate:.1f} clips/s, ~{(total_clips - tally.n_clips) / rate:.0f} s to go)", flush=True)
+    return tally
+
+
+_SHARED: dict = {}  # the parent's tables and catalogue, inherited by forked workers (never pickled)
+
+
+def _work(windows: dict) -> Tally:
+    ann, cat, config = _SHARED["ann"], _SHARED["cat"], _SHARED["config"]
+    return run_windows(ann, cat, config, windows, 0, time.perf_counter(), progress=False)
+
+
+def run_parallel(ann, cat, config, windows: dict, workers: int) -> Tally:
+    """The same loop in ``workers`` forked processes, each over a contiguous share of every dataset's
+    windows (the tables and catalogue are the parent's, shared by fork). Stage seconds are summed over
+    the workers (CPU-side), the loop's wall time is the caller's."""
+    _SHARED.update(ann=ann, cat=cat, config=config)
+    shares = []
+    for w in range(workers):
+        shares.append({ds: clips[len(clips) * w // workers: len(clips) * (w + 1) // workers] for ds, clips in windows.items()})
+    tally = Tally()
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        for part in pool.imap(_work, shares):
+            tally.add(part)
+    _SHARED.clear()
+    return tally
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--source", default=str(REPO.parent / "shared" / "data"))
     ap.add_argument("--limit", type=int, default=None, help="windows per dataset (default: all)")
     ap.add_argument("--dataset", choices=DATASETS, action="append", help="only this dataset (repeatable)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="forked worker processes over the windows (default 1: the single-process figure)")
     ap.add_argument("--trace-memory", action="store_true",
                     help="also trace Python allocations (tracemalloc; slows the run about 2-3x)")
     args = ap.parse_args(argv)
@@ -93,45 +181,15 @@ def main(argv: list[str] | None = None) -> int:
         windows[ds] = all_ds[: args.limit] if args.limit is not None else all_ds
         print(f"{ds}: {len(all_ds):,} windows in the staged annotations; running {len(windows[ds]):,}")
 
-    by_level: Counter = Counter()
-    by_subtype: Counter = Counter()
-    drops: Counter = Counter()
-    clips_with_questions: Counter = Counter()
-    cue_windows = cue_drafts = 0
-    cue_by_strategy: Counter = Counter()
-    stage: dict[str, float] = defaultdict(float)
-    n_clips = 0
-    n_questions = 0
     total_clips = sum(len(w) for w in windows.values())
     loop_started = time.perf_counter()
-    for ds in datasets:
-        t0 = time.perf_counter()
-        for clip, rows in iter_clips_annotations(ann, windows[ds]):
-            t1 = time.perf_counter()
-            bank = build_bank(clip, rows, cat, config)
-            t2 = time.perf_counter()
-            stage["clip_annotations"] += t1 - t0
-            stage["build_bank"] += t2 - t1
-            t0 = t2
-            q = bank.questions
-            n_clips += 1
-            n_questions += len(q)
-            drops.update(bank.drops)
-            if len(q):
-                clips_with_questions[ds] += 1
-                by_level.update((ds, lv) for lv in q["level"])
-                by_subtype.update(q["subtype"])
-            if ds == "epic_sounds":
-                has_question = bool(len(q)) and (q["subtype"] == CUE_SUBTYPE).any()
-                cue_windows += has_question
-                if has_question:
-                    cue_by_strategy.update(set(q.loc[q["subtype"] == CUE_SUBTYPE, "distractor_strategy"]))
-                cue_drafts += has_question or has_draft(bank.drops, CUE_SUBTYPE)
-            if n_clips % PROGRESS_EVERY == 0:
-                elapsed = time.perf_counter() - loop_started
-                rate = n_clips / elapsed
-                print(f"  progress: {n_clips:,}/{total_clips:,} clips, {n_questions:,} questions, {elapsed:.0f} s "
-                      f"({rate:.1f} clips/s, ~{(total_clips - n_clips) / rate:.0f} s to go)", flush=True)
+    if args.workers > 1:
+        tally = run_parallel(ann, cat, config, windows, args.workers)
+    else:
+        tally = run_windows(ann, cat, config, windows, total_clips, loop_started)
+    by_level, by_subtype, drops = tally.by_level, tally.by_subtype, tally.drops
+    clips_with_questions, cue_by_strategy, stage = tally.clips_with_questions, tally.cue_by_strategy, tally.stage
+    cue_windows, cue_drafts, n_clips, n_questions = tally.cue_windows, tally.cue_drafts, tally.n_clips, tally.n_questions
     loop_s = time.perf_counter() - loop_started
     total_s = time.perf_counter() - started
     traced_peak = None
@@ -174,7 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  ratio total time / reading the files' bytes: {total_s / read_s:,.0f}x")
     print(f"  ratio total time / loading and validating the files (same process): {total_s / load_s:,.1f}x "
           f"(bank only, clips loop / load: {loop_s / load_s:,.1f}x)")
-    print(f"  peak resident memory (ru_maxrss): {maxrss_mib():.0f} MiB")
+    print(f"  peak resident memory (ru_maxrss): {maxrss_mib():.0f} MiB"
+          + (f"; largest worker {maxrss_mib(resource.RUSAGE_CHILDREN):.0f} MiB" if args.workers > 1 else ""))
+    if args.workers > 1:
+        print(f"  {args.workers} worker processes: clip_annotations and build_bank are seconds summed over the workers")
     if traced_peak is not None:
         print(f"  peak traced Python allocation (tracemalloc): {traced_peak / 2**20:.1f} MiB")
     return 0

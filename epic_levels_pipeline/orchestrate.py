@@ -69,13 +69,16 @@ def load_definitions() -> dg.Definitions:
     return defs()
 
 
-def _groups(defs: dg.Definitions) -> tuple[list[dg.AssetKey], list[dg.AssetKey], list[dg.AssetKey]]:
-    """(annotation tables, per-clip assets, cross-clip assets) in the order data flows."""
+def _groups(defs: dg.Definitions, selection: dg.AssetSelection | None = None
+            ) -> tuple[list[dg.AssetKey], list[dg.AssetKey], list[dg.AssetKey]]:
+    """(annotation tables, per-clip assets, cross-clip assets) in the order data flows (only those in
+    ``selection`` when given)."""
     graph = defs.resolve_asset_graph()
+    chosen = selection.resolve(graph) if selection is not None else None
     upstream, partitioned, downstream = [], [], []
     for key in graph.toposorted_asset_keys:
         node = graph.get(key)
-        if not node.is_materializable:
+        if not node.is_materializable or (chosen is not None and key not in chosen):
             continue
         if node.partitions_def is not None:
             partitioned.append(key)
@@ -89,8 +92,10 @@ def _groups(defs: dg.Definitions) -> tuple[list[dg.AssetKey], list[dg.AssetKey],
 
 
 def run_pipeline(paths: Paths | None = None, clip_keys: list[str] | None = None, run_config: dict | None = None,
-                 instance: dg.DagsterInstance | None = None, log=print) -> RunReport:
-    """Materialize the whole graph for the given clips (default: every clip of the manifest)."""
+                 instance: dg.DagsterInstance | None = None, log=print,
+                 selection: dg.AssetSelection | None = None) -> RunReport:
+    """Materialize the whole graph (or only the assets of ``selection``) for the given clips (default: every
+    clip of the manifest)."""
     import warnings
 
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
@@ -101,7 +106,7 @@ def run_pipeline(paths: Paths | None = None, clip_keys: list[str] | None = None,
     report = RunReport(clips=clips)
     defs = load_definitions()
     job = defs.resolve_implicit_global_asset_job_def()
-    upstream, partitioned, downstream = _groups(defs)
+    upstream, partitioned, downstream = _groups(defs, selection)
 
     config = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     config.update(run_config or {})

@@ -40,9 +40,29 @@ class Catalogue:
     frequency: dict[str, int] = field(default_factory=dict)     # candidate value -> rows in the dataset (answer priors)
     most_common: dict[str, str] = field(default_factory=dict)   # candidate kind -> most frequent entity's name
     verb_keys: dict[int, str] = field(default_factory=dict)
+    # Structures derived from the catalogue by its users (rendered option texts, their word sets, per-kind
+    # value arrays), built once on first use and dropped with the catalogue: never pickled, never compared.
+    _derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     def noun_instances(self, key: str, vocabulary: str = "epic_100") -> list[str]:
         return self.noun_synonyms.get(vocabulary, {}).get(key, [])
+
+    def derived(self, name: str, build):
+        """The structure ``name`` derived from this catalogue: ``build(self)`` on first use, then kept with it."""
+        try:
+            return self._derived[name]
+        except KeyError:
+            value = self._derived[name] = build(self)
+            return value
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_derived"] = {}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state.setdefault("_derived", {})
+        self.__dict__.update(state)
 
 
 def build_catalogue(ann: Annotations) -> Catalogue:

@@ -375,18 +375,20 @@ class ClipRowsIndex:
             streams = big["stream"].to_numpy(dtype=object)
             bounds = np.searchsorted(numbers, np.arange(len(clips) + 1))
             big = big.drop(columns="_clip")
+            # Clips lacking a stream have that stream's own columns null and typed as clip by clip: one
+            # variant of the batch per set of absent columns, sliced per clip.
+            variants: dict[tuple[str, ...], pd.DataFrame] = {(): big}
             for n, clip in enumerate(clips):
                 a, b = int(bounds[n]), int(bounds[n + 1])
                 if a == b:
                     continue
-                rows = big.iloc[a:b].reset_index(drop=True)
                 present = set().union(*(provided[s] for s in set(streams[a:b])))
-                absent = [c for c in CLIP_ANNOTATION_COLUMNS if c not in present]
-                for column in absent:
-                    rows[column] = None
-                if absent:
-                    _stable_types(rows, absent)
-                result[clip.key] = rows
+                absent = tuple(c for c in CLIP_ANNOTATION_COLUMNS if c not in present)
+                if absent not in variants:
+                    variant = big.assign(**{column: None for column in absent})
+                    _stable_types(variant, absent)
+                    variants[absent] = variant
+                result[clip.key] = variants[absent].iloc[a:b].reset_index(drop=True)
         return {key: rows if rows is not None else _empty_rows() for key, rows in result.items()}
 
 

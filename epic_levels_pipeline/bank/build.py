@@ -161,7 +161,7 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
         return None, pool_rows, "generator's intended answer disagrees with the solver"
     present = [o.present for o in options]
     pick, rule = presence_choice(present)
-    provenance = [e.to_dict() for e in draft.provenance]
+    provenance = [dict(vars(e)) for e in draft.provenance]  # Evidence.to_dict() without asdict's deep copy
     q = {
         "question_id": qid, "dataset": clip.dataset, "clip_key": clip.key, "video_id": clip.video_id,
         "subtype": draft.subtype, "level": subtype.level, "scope": subtype.scope,

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
 import pandas as pd
 
 from ..annotations.catalogue import Catalogue
@@ -30,6 +31,9 @@ def records(frame: pd.DataFrame):
     if not len(frame):
         return []
     Row = _row_type(tuple(frame.columns))
+    if all(isinstance(t, np.dtype) and t.kind in "Ofib" for t in frame.dtypes):
+        # plain numpy columns: one conversion of the whole frame (floats, ints and bools become Python's)
+        return [Row._make(values) for values in frame.to_numpy(dtype=object).tolist()]
     return [Row(*values) for values in zip(*(frame[c].tolist() for c in frame.columns))]
 
 
@@ -42,6 +46,32 @@ def _row_type(columns: tuple):
     if columns not in _ROW_TYPES:
         _ROW_TYPES[columns] = namedtuple("Row", columns, rename=True)
     return _ROW_TYPES[columns]
+
+
+def _missing(value) -> bool:
+    """Null as ``dropna`` sees it (None, NaN, ``pd.NA``)."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def _ids_by(rows: list, key) -> dict:
+    """Row ids grouped by ``key(row)``, in row order."""
+    out: dict = {}
+    for r in rows:
+        out.setdefault(key(r), []).append(r.row_id)
+    return out
+
+
+def _frame(data: dict[str, np.ndarray], index: pd.Index | None = None) -> pd.DataFrame:
+    """A frame of these column arrays as they are (object columns stay object: no string inference; the
+    column labels an object index, which makes every ``frame[column]`` of the generators cheaper)."""
+    n = len(next(iter(data.values()))) if data else 0
+    idx = pd.RangeIndex(n) if index is None else index
+    try:
+        return pd.DataFrame._from_arrays(list(data.values()), columns=pd.Index(list(data), dtype=object), index=idx,
+                                         verify_integrity=False)
+    except (AttributeError, TypeError):  # the private constructor moved: the public one, then object columns back
+        frame = pd.DataFrame(data, index=idx)
+        return frame.astype({c: object for c, v in data.items() if getattr(v, "dtype", None) == object})
 
 
 @dataclass(frozen=True)
@@ -63,7 +93,18 @@ class ClipView:
         if streams is not None:
             rows = rows[rows["stream"].isin(streams)]
         self.rows = rows
-        self.streams = set(rows["stream"]) if streams is None else set(streams)
+        self._arrays: dict[str, np.ndarray] = {}
+        self.streams = set(self._column("stream")) if streams is None else set(streams)
+        self.render_memo: dict[str, str] = {}  # option text by candidate value (:func:`.kinds.render`)
+        self._memo: dict = {}
+
+    def memo(self, name: str, build):
+        """What ``build()`` gives, worked out once per view (structures its users derive from the clip)."""
+        try:
+            return self._memo[name]
+        except KeyError:
+            value = self._memo[name] = build()
+            return value
 
     # --- row groups --------------------------------------------------------------------------------
     _COLUMNS = {
@@ -75,45 +116,91 @@ class ClipView:
         "recipe_step": ["row_id", "start_s", "stop_s", "label", "step_id", "recipe_key", "in_window"],
     }
 
+    _INT_COLUMNS = ("verb_class", "noun_class")
+
+    def _column(self, column: str) -> np.ndarray:
+        """One column of the clip's rows as a numpy array (floats for spans, else objects), read once."""
+        got = self._arrays.get(column)
+        if got is None:
+            series = self.rows[column]
+            if column in ("start_s", "stop_s"):
+                got = series.to_numpy(dtype=float, na_value=np.nan)
+            else:
+                got = series.to_numpy(dtype=object)
+            self._arrays[column] = got
+        return got
+
+    def _stream_data(self, name: str, in_window: bool) -> dict[str, np.ndarray]:
+        """One stream's rows as column arrays, sorted by (start, row id): read from the clip's columns
+        once, not by filtering the wide frame (Arrow-backed strings make each filter slow)."""
+        mask = self._column("stream") == name
+        if in_window:
+            mask &= self._column("in_window").astype(bool)
+        where = np.flatnonzero(mask)
+        starts, ids = self._column("start_s")[where], self._column("row_id")[where]
+        where = where[sorted(range(len(where)), key=lambda i: (starts[i], ids[i]))]
+        data = {}
+        for column in self._COLUMNS[name]:
+            values = self._column(column)[where]
+            if column in self._INT_COLUMNS:
+                missing = pd.isna(values)
+                if missing.any():
+                    values = pd.array(np.where(missing, np.nan, values).astype(float), dtype="Int64")
+                else:
+                    values = values.astype(np.int64)
+            data[column] = values
+        return data
+
     def _stream(self, name: str, in_window: bool = True) -> pd.DataFrame:
         """One stream's rows, narrowed to the columns it uses, as plain numpy/object columns (small frames
-        are filtered many times; Arrow-backed strings and wide frames make each filter slow)."""
-        r = self.rows[self.rows["stream"] == name]
-        if in_window:
-            r = r[r["in_window"].astype(bool)]
-        r = r[self._COLUMNS[name]].sort_values(["start_s", "row_id"], kind="stable").reset_index(drop=True)
-        for column in r.columns:
-            if column in ("start_s", "stop_s"):
-                r[column] = r[column].astype(float)
-            elif column in ("verb_class", "noun_class"):
-                r[column] = r[column].astype("float").astype("Int64") if r[column].isna().any() else r[column].astype("int64")
-            else:
-                r[column] = r[column].astype(object)
-        return r
+        are filtered many times), sorted by (start, row id), with a range index."""
+        return _frame(self._stream_data(name, in_window))
+
+    @staticmethod
+    def _flag(values: np.ndarray) -> np.ndarray:
+        """A nullable flag column as booleans (null counts as False: ``fillna(False).astype(bool)``)."""
+        return np.array([False if _missing(v) else bool(v) for v in values.tolist()], dtype=bool)
+
+    def _flagged(self, name: str, flag: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        data = self._stream_data(name, True)
+        return data, self._flag(data[flag])
+
+    @staticmethod
+    def _part(data: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
+        """The rows where ``keep``, keeping their index in the stream's frame (as a boolean filter would)."""
+        return _frame({c: v[keep] for c, v in data.items()}, pd.RangeIndex(len(keep))[keep])
+
+    @cached_property
+    def _sound_data(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        return self._flagged("sound", "categorised")
 
     @cached_property
     def sounds(self) -> pd.DataFrame:
-        return self._stream("sound")
+        return _frame(self._sound_data[0])
 
     @cached_property
     def categorised(self) -> pd.DataFrame:
-        s = self.sounds
-        return s[s["categorised"].fillna(False).astype(bool)]
+        data, keep = self._sound_data
+        return self._part(data, keep)
 
     @cached_property
     def uncategorised(self) -> pd.DataFrame:
-        s = self.sounds
-        return s[~s["categorised"].fillna(False).astype(bool)]
+        data, keep = self._sound_data
+        return self._part(data, ~keep)
+
+    @cached_property
+    def _narration_data(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        return self._flagged("narration", "labelled")
 
     @cached_property
     def narrations(self) -> pd.DataFrame:
-        n = self._stream("narration")
-        return n[n["labelled"].fillna(False).astype(bool)]
+        data, keep = self._narration_data
+        return self._part(data, keep)
 
     @cached_property
     def unlabelled_narrations(self) -> pd.DataFrame:
-        n = self._stream("narration")
-        return n[~n["labelled"].fillna(False).astype(bool)]
+        data, keep = self._narration_data
+        return self._part(data, ~keep)
 
     @cached_property
     def tracks(self) -> pd.DataFrame:
@@ -127,13 +214,55 @@ class ClipView:
     def recipe_steps(self) -> pd.DataFrame:
         return self._stream("recipe_step", in_window=False)
 
+    # --- the rows as plain tuples and arrays (read once per view) -----------------------------------
+    @cached_property
+    def categorised_records(self) -> list:
+        return records(self.categorised)
+
+    @cached_property
+    def track_records(self) -> list:
+        return records(self.tracks)
+
+    @cached_property
+    def narration_records(self) -> list:
+        return records(self.narrations)
+
+    @cached_property
+    def track_spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(starts, stops, object names) of the tracks, as arrays in frame order."""
+        t = self.tracks
+        return t["start_s"].to_numpy(dtype=float), t["stop_s"].to_numpy(dtype=float), t["object_name"].to_numpy(dtype=object)
+
+    @cached_property
+    def activity_spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(starts, stops, labels) of the activities, as arrays in frame order."""
+        a = self.activities
+        return a["start_s"].to_numpy(dtype=float), a["stop_s"].to_numpy(dtype=float), a["label"].to_numpy(dtype=object)
+
+    @cached_property
+    def _narration_spans(self) -> tuple[np.ndarray, np.ndarray]:
+        n = self.narrations
+        return n["start_s"].to_numpy(dtype=float), n["stop_s"].to_numpy(dtype=float)
+
+    @cached_property
+    def _unlabelled_spans(self) -> tuple[np.ndarray, np.ndarray]:
+        n = self.unlabelled_narrations
+        return n["start_s"].to_numpy(dtype=float), n["stop_s"].to_numpy(dtype=float)
+
     # --- sounds ------------------------------------------------------------------------------------
     @cached_property
     def occurrences(self) -> dict[str, list[Occurrence]]:
+        groups: dict[str, list] = {}
+        for r in self.categorised_records:
+            if not _missing(r.sound_class):
+                groups.setdefault(r.sound_class, []).append(r)
         out: dict[str, list[Occurrence]] = {}
-        for sound_class, group in self.categorised.groupby("sound_class"):
+        for sound_class in sorted(groups):
+            group = groups[sound_class]
+            # the order of ``sort_values("start_s")`` (its default sort, ties included)
+            order = np.argsort(np.array([r.start_s for r in group], dtype=float), kind="quicksort")
             merged: list[list] = []
-            for r in records(group.sort_values("start_s")):
+            for r in (group[i] for i in order):
                 if merged and r.start_s <= merged[-1][1]:
                     merged[-1][1] = max(merged[-1][1], r.stop_s)
                     merged[-1][2].append(r.row_id)
@@ -146,7 +275,7 @@ class ClipView:
     def possibly_heard(self) -> set[str]:
         """Classes that a not-categorised row in the window might be (by its description)."""
         classes: set[str] = set()
-        for description in set(self.uncategorised["description"].dropna()):
+        for description in {d for d in self.uncategorised["description"].tolist() if not _missing(d)}:
             classes |= self.catalogue.description_classes.get(description, set())
         return classes
 
@@ -160,18 +289,26 @@ class ClipView:
         return o
 
     def sound_evidence(self, occ: Occurrence, role: str) -> list[Evidence]:
-        rows = self.categorised[self.categorised["row_id"].isin(occ.row_ids)]
+        ids = set(occ.row_ids)
         return [Evidence("sound", r.row_id, float(r.start_s), float(r.stop_s), role, at_s=round(occ.mid_s, 3),
-                         label=str(r.sound_class)) for r in records(rows)]
+                         label=str(r.sound_class)) for r in self.categorised_records if r.row_id in ids]
 
     # --- narrations --------------------------------------------------------------------------------
     def narrations_at(self, start: float, stop: float) -> pd.DataFrame:
-        n = self.narrations
-        return n[(n["start_s"] < stop) & (n["stop_s"] > start)]
+        """Labelled narrations overlapping (start, stop) (the same frame for the same span: do not modify it)."""
+        key = ("narrations_at", start, stop)
+        if key not in self._memo:
+            starts, stops = self._narration_spans
+            self._memo[key] = self.narrations[(starts < stop) & (stops > start)]
+        return self._memo[key]
 
     def unlabelled_at(self, start: float, stop: float) -> pd.DataFrame:
-        n = self.unlabelled_narrations
-        return n[(n["start_s"] < stop) & (n["stop_s"] > start)]
+        """Unlabelled narrations overlapping (start, stop) (the same frame for the same span: do not modify it)."""
+        key = ("unlabelled_at", start, stop)
+        if key not in self._memo:
+            starts, stops = self._unlabelled_spans
+            self._memo[key] = self.unlabelled_narrations[(starts < stop) & (stops > start)]
+        return self._memo[key]
 
     @staticmethod
     def pair(row) -> tuple[int, int]:
@@ -192,38 +329,33 @@ class ClipView:
 
         Returns (row, "") or (None, reason). Unverifiable when an unlabelled narration starts in between.
         """
-        later = self.narrations[self.narrations["start_s"] > anchor.start_s]
         objects = self.objects_of(anchor)
-        keep = [self.pair(r) != self.pair(anchor) and (not shares_object or bool(self.objects_of(r) & objects))
-                for r in records(later)]
-        later = later[keep] if len(later) else later
-        if not len(later):
+        own = self.pair(anchor)
+        later = [r for r in self.narration_records if r.start_s > anchor.start_s and self.pair(r) != own
+                 and (not shares_object or bool(self.objects_of(r) & objects))]
+        if not later:
             return None, ("no later action in the window involves an object of the cued action" if shares_object
                           else "no later action in the window")
-        nxt = later.iloc[0]
-        if len(later) > 1 and later.iloc[1]["start_s"] - nxt["start_s"] < 0.5:
+        nxt = later[0]
+        if len(later) > 1 and later[1].start_s - nxt.start_s < 0.5:
             return None, "two actions start within 0.5 s: 'next' is ambiguous"
-        gap = self.unlabelled_narrations
-        if ((gap["start_s"] > anchor.start_s) & (gap["start_s"] < nxt["start_s"])).any():
+        gap = self._unlabelled_spans[0]
+        if ((gap > anchor.start_s) & (gap < nxt.start_s)).any():
             return None, "an unlabelled narration lies between: 'next' is unverifiable"
-        return records(later.head(1))[0], ""
+        return nxt, ""
 
     # --- presence ----------------------------------------------------------------------------------
     @cached_property
     def present_sound_classes(self) -> set[str]:
-        return set(self.categorised["sound_class"].dropna())
+        return {r.sound_class for r in self.categorised_records if not _missing(r.sound_class)}
 
     @cached_property
     def present_noun_classes(self) -> set[int]:
         out: set[int] = set()
-        for classes in self.narrations["all_noun_classes"]:
-            out |= {int(c) for c in classes}
-        out |= {int(c) for c in self.narrations["noun_class"].dropna()}
+        for r in self.narration_records:
+            out |= {int(c) for c in r.all_noun_classes}
+        out |= {int(r.noun_class) for r in self.narration_records if not _missing(r.noun_class)}
         return out
-
-    @cached_property
-    def narration_records(self) -> list:
-        return records(self.narrations)
 
     @cached_property
     def first_narration_of(self) -> dict[tuple[int, int], object]:
@@ -232,13 +364,64 @@ class ClipView:
             out.setdefault(self.pair(r), r)
         return out
 
+    # --- where each value occurs (rows in frame order), for option texts and pools ------------------
+    @cached_property
+    def sound_rows(self) -> dict[str, list[str]]:
+        return _ids_by(self.categorised_records, lambda r: r.sound_class)
+
+    @cached_property
+    def noun_rows(self) -> dict[int, list[str]]:
+        """Labelled narrations naming each noun class (as main noun or any other)."""
+        out: dict[int, list[str]] = {}
+        for r in self.narration_records:
+            classes = {int(c) for c in r.all_noun_classes}
+            if not _missing(r.noun_class):
+                classes.add(int(r.noun_class))
+            for c in classes:
+                out.setdefault(c, []).append(r.row_id)
+        return out
+
+    @cached_property
+    def first_noun_of(self) -> dict[int, str]:
+        """The noun the first labelled narration with each main noun class wrote."""
+        out: dict[int, str] = {}
+        for r in self.narration_records:
+            if not _missing(r.noun_class):
+                out.setdefault(int(r.noun_class), r.noun)
+        return out
+
+    @cached_property
+    def action_rows(self) -> dict[tuple[int, int], list[str]]:
+        return _ids_by([r for r in self.narration_records if not _missing(r.verb_class) and not _missing(r.noun_class)],
+                       self.pair)
+
+    @cached_property
+    def object_rows(self) -> dict[str, list[str]]:
+        return _ids_by(self.track_records, lambda r: r.object_name)
+
+    @cached_property
+    def step_records(self) -> list:
+        return records(self.recipe_steps)
+
+    @cached_property
+    def step_labels(self) -> dict[str, str]:
+        """The label of each recipe step id's first span."""
+        out: dict[str, str] = {}
+        for r in self.step_records:
+            out.setdefault(r.step_id, r.label)
+        return out
+
+    @cached_property
+    def steps_in_window(self) -> set[str]:
+        return {r.step_id for r in self.step_records if not _missing(r.in_window) and bool(r.in_window)}
+
     @cached_property
     def present_actions(self) -> set[tuple[int, int]]:
         return set(self.first_narration_of)
 
     @cached_property
     def present_objects(self) -> set[str]:
-        return set(self.tracks["object_name"].dropna())
+        return {r.object_name for r in self.track_records if not _missing(r.object_name)}
 
     def present(self, value: str) -> bool | None:
         """Does the entity occur anywhere in the window? None when presence cannot tell (numbers)."""

@@ -17,11 +17,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from ..annotations.catalogue import is_placeholder_name, object_class
 from ..annotations.values import CandidateValue
-from .clip_view import ClipView
+from .clip_view import ClipView, _missing
 from .kinds import render, rows_where  # noqa: F401  (render: option text, used by subtypes and responders)
-from .options import ENTITY_KINDS, clash
+from .options import ENTITY_KINDS, OptionTexts
 
 STRATEGIES = ("absent_from_clip", "same_clip_other_moments", "shares_objects", "same_recipe_other_steps", "other_counts")
 
@@ -39,25 +41,118 @@ class Candidate:
         return asdict(self)
 
 
-def _absent(view: ClipView, draft) -> list[Candidate]:
+class _Table:
+    """One kind's catalogue entities as arrays, in catalogue order, built once per catalogue: values, their
+    corpus frequencies, the rows justifying each and what decides presence (noun classes, action pairs, or
+    the objects an activity's span moves)."""
+
+    def __init__(self, values: list[str], rows: list[list[str]], frequency: dict[str, int], note: str):
+        self.values = values
+        self.rows = rows
+        self.note = note
+        self.position = {v: i for i, v in enumerate(values)}
+        self.freq = np.array([frequency.get(v, 0) for v in values], dtype=np.int64)
+
+
+def _tables(cat) -> dict[str, "_Table"]:
+    f = cat.frequency
+    out: dict[str, _Table] = {}
+    nouns = list(cat.nouns)
+    t = out["noun"] = _Table([f"noun:{n}" for n in nouns], [[f"narration:{r}" for r in cat.nouns[n]["rows"]] for n in nouns],
+                             f, "handled elsewhere, not in this window")
+    t.keys = np.array(nouns, dtype=np.int64)
+    pairs = list(cat.actions)
+    for kind in ("action", "purpose"):
+        t = out[kind] = _Table([f"{kind}:{v}:{n}" for v, n in pairs],
+                               [[f"narration:{r}" for r in cat.actions[p]["rows"]] for p in pairs], f,
+                               "done elsewhere, not in this window")
+        t.codes = np.array([_code(p) for p in pairs], dtype=np.int64)
+        t.nouns = np.array([p[1] for p in pairs], dtype=np.int64)
+    labels = list(cat.activities)
+    t = out["activity"] = _Table([f"activity:{label}" for label in labels],
+                                 [[f"activity:{r}" for r in cat.activities[label]["rows"]] for label in labels], f,
+                                 "none of its objects is moved in this clip")
+    t.labels = labels
+    t.objects = [set(cat.activities[label]["objects"]) for label in labels]
+    t.has_objects = np.array([bool(cat.activities[label]["objects"]) for label in labels], dtype=bool)
+    t.by_object = {}
+    for i, objects in enumerate(t.objects):
+        for name in objects:
+            t.by_object.setdefault(name, []).append(i)
+    return out
+
+
+def _code(pair: tuple[int, int]) -> int:
+    return int(pair[0]) * 1_000_003 + int(pair[1])
+
+
+class _Source:
+    """A strategy's candidates for one draft (answer and exclusions left out), made only when looked at:
+    ``values`` and ``freq`` per position, :meth:`get` the :class:`Candidate` at a position (made once)."""
+
+    def __init__(self, values, freq: np.ndarray, make):
+        self.values = values
+        self.freq = freq
+        self._make = make
+        self._made: dict[int, Candidate] = {}
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def get(self, p: int) -> Candidate:
+        cand = self._made.get(p)
+        if cand is None:
+            cand = self._made[p] = self._make(p)
+        return cand
+
+    @classmethod
+    def of_list(cls, candidates: list[Candidate], draft, frequency: dict[str, int]) -> "_Source":
+        kept = [c for c in candidates if c.value != draft.answer.value and c.value not in draft.exclude]
+        return cls([c.value for c in kept], np.array([frequency.get(c.value, 0) for c in kept], dtype=np.int64),
+                   kept.__getitem__)
+
+    @classmethod
+    def of_table(cls, table: _Table, base: np.ndarray, draft, strategy: str) -> "_Source":
+        """The entities at catalogue positions ``base`` (ascending) less the answer and the exclusions."""
+        drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
+        idx = base[~np.isin(base, drop)] if drop else base
+
+        def make(p: int) -> Candidate:
+            i = int(idx[p])
+            return Candidate(table.values[i], "", strategy, False, list(table.rows[i]), table.note)
+
+        return cls(idx, table.freq[idx], make)
+
+
+def _absent_positions(view: ClipView, kind: str, t: _Table) -> np.ndarray:
+    """Catalogue positions of the entities of ``kind`` absent from the clip (ascending), once per view."""
+    if kind == "noun":
+        mask = ~np.isin(t.keys, list(view.present_noun_classes))
+    elif kind in ("action", "purpose"):
+        mask = ~np.isin(t.codes, [_code(p) for p in view.present_actions]) & ~np.isin(t.nouns, list(view.present_noun_classes))
+    else:  # activity: has objects, is not the window's own, none of its objects moved in the clip
+        mask = t.has_objects.copy()
+        for label in set(view.activities["label"].tolist()):
+            i = t.position.get(f"activity:{label}")
+            if i is not None:
+                mask[i] = False
+        for name in view.present_objects:
+            mask[t.by_object.get(name, [])] = False
+    return np.flatnonzero(mask)
+
+
+def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
     cat = view.catalogue
     kind = draft.kind
+    if kind in ("noun", "action", "purpose", "activity"):
+        t = cat.derived("distractor_tables", _tables)[kind]
+        base = view.memo(f"absent_positions:{kind}", lambda: _absent_positions(view, kind, t))
+        return _Source.of_table(t, base, draft, "absent_from_clip")
     out: list[Candidate] = []
     if kind == "sound":
         for c in cat.sound_classes:
             if c not in view.present_sound_classes and c not in view.possibly_heard:
                 out.append(Candidate(f"sound:{c}", "", "absent_from_clip", False, note="no segment of this class in the window"))
-    elif kind == "noun":
-        for noun_class, entry in cat.nouns.items():
-            if noun_class not in view.present_noun_classes:
-                out.append(Candidate(f"noun:{noun_class}", "", "absent_from_clip", False,
-                                     [f"narration:{r}" for r in entry["rows"]], "handled elsewhere, not in this window"))
-    elif kind in ("action", "purpose"):
-        present_nouns = view.present_noun_classes
-        for pair, entry in cat.actions.items():
-            if pair not in view.present_actions and pair[1] not in present_nouns:
-                out.append(Candidate(f"{kind}:{pair[0]}:{pair[1]}", "", "absent_from_clip", False,
-                                     [f"narration:{r}" for r in entry["rows"]], "done elsewhere, not in this window"))
     elif kind == "object":
         # An absent object must not be another name for something moved in the clip
         # ("bottle of dishwashing liquid" vs "dishwashing soap bottle"): compare noun classes.
@@ -71,14 +166,6 @@ def _absent(view: ClipView, draft) -> list[Candidate]:
                     out.append(Candidate(f"object:{name}", "", "absent_from_clip", False, entry["rows"], note))
             if len(out) >= 12:
                 break
-    elif kind == "activity":
-        window_labels = set(view.activities["label"])
-        for label, entry in cat.activities.items():
-            if label in window_labels or not entry["objects"]:
-                continue
-            if not set(entry["objects"]) & view.present_objects:
-                out.append(Candidate(f"activity:{label}", "", "absent_from_clip", False,
-                                     [f"activity:{r}" for r in entry["rows"]], "none of its objects is moved in this clip"))
     return out
 
 
@@ -86,7 +173,8 @@ def _other_moments(view: ClipView, draft) -> list[Candidate]:
     kind = draft.kind
     values: list[str] = []
     if kind == "noun":
-        values = [f"noun:{int(c)}" for c in view.narrations["noun_class"].dropna().unique()]
+        classes = dict.fromkeys(int(r.noun_class) for r in view.narration_records if not _missing(r.noun_class))
+        values = [f"noun:{c}" for c in classes]
     elif kind in ("action", "purpose"):
         values = [f"{kind}:{v}:{n}" for v, n in sorted(view.present_actions)]
     elif kind == "object":
@@ -106,27 +194,33 @@ def _other_moments(view: ClipView, draft) -> list[Candidate]:
 
 def _shares_objects(view: ClipView, draft) -> list[Candidate]:
     out = []
-    window_labels = set(view.activities["label"])
-    for label, entry in view.catalogue.activities.items():
+    window_labels = set(view.activities["label"].tolist())
+    t = view.catalogue.derived("distractor_tables", _tables)["activity"]
+    sharing = sorted({i for name in view.present_objects for i in t.by_object.get(name, [])})
+    for i in sharing:
+        label = t.labels[i]
         if label in window_labels:
             continue
-        shared = sorted(set(entry["objects"]) & view.present_objects)
-        if shared:
-            out.append(Candidate(f"activity:{label}", "", "shares_objects", True,
-                                 [f"activity:{r}" for r in entry["rows"]], "shares objects: " + ", ".join(shared[:4])))
+        shared = sorted(t.objects[i] & view.present_objects)
+        out.append(Candidate(f"activity:{label}", "", "shares_objects", True, list(t.rows[i]),
+                             "shares objects: " + ", ".join(shared[:4])))
     return out
 
 
 def _recipe_steps(view: ClipView, draft) -> list[Candidate]:
-    steps = view.recipe_steps
-    steps = steps[steps["recipe_key"] == draft.params["recipe_key"]]
+    recipe = draft.params["recipe_key"]
+    groups: dict[str, list] = {}
+    for r in view.step_records:
+        if r.recipe_key == recipe and not _missing(r.step_id):
+            groups.setdefault(r.step_id, []).append(r)
     out = []
-    for step_id, group in steps.groupby("step_id"):
+    for step_id in sorted(groups):
+        group = groups[step_id]
         value = f"step:{step_id}"
         if value in draft.exclude:
             continue
-        out.append(Candidate(value, "", "same_recipe_other_steps", bool(group["in_window"].astype(bool).any()),
-                             [f"recipe_step:{r}" for r in group["row_id"]], "another step of the same recipe"))
+        out.append(Candidate(value, "", "same_recipe_other_steps", any(bool(r.in_window) for r in group),
+                             [f"recipe_step:{r.row_id}" for r in group], "another step of the same recipe"))
     return out
 
 
@@ -180,67 +274,79 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         raise ValueError(f"unknown distractor strategy {strategy!r} (known: {', '.join(POOLS)})")
     if rule not in RULES:
         raise ValueError(f"unknown distractor rule {rule!r} (known: {', '.join(RULES)})")
-    raw = [c for c in POOLS[strategy](view, draft) if c.value != draft.answer.value and c.value not in draft.exclude]
-    if rng is not None:
-        rng.shuffle(raw)
+    freq = view.catalogue.frequency
+    source = POOLS[strategy](view, draft)
+    if not isinstance(source, _Source):
+        source = _Source.of_list(source, draft, freq)
+    n = len(source)
     entity = CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS
+    texts: OptionTexts = view.catalogue.derived("option_texts", lambda cat: OptionTexts())
+    key_text = draft.answer.text
     taken: list[Candidate] = []
+    taken_at: set[int] = set()
 
-    def admit(cand: Candidate) -> bool:
+    def admit(p: int) -> bool:
+        cand = source.get(p)
         cand.text = cand.text or render(view, cand.value)
-        if any(clash(cand.text, t, entity) for t in [draft.answer.text] + [c.text for c in taken]):
+        if texts.clash(cand.text, key_text, entity) or any(texts.clash(cand.text, c.text, entity) for c in taken):
             return False
         if cand.present is None:
             cand.present = view.present(cand.value)
         taken.append(cand)
+        taken_at.add(p)
         return True
 
-    freq = view.catalogue.frequency
+    def take(side: list[int], want: int) -> bool:
+        got = 0
+        for p in side:
+            if got == want:
+                break
+            if p not in taken_at and admit(p):
+                got += 1
+        return got == want
+
+    order = list(range(n))  # positions in the source; shuffled as the candidates themselves would be
     if rule == "uniform_rank" and has_prior(draft.answer.value):
         key_f = freq.get(draft.answer.value, 0)
-        sides = {
-            "higher": [c for c in raw if freq.get(c.value, 0) > key_f],
-            "equal": [c for c in raw if freq.get(c.value, 0) == key_f],
-            "lower": [c for c in raw if freq.get(c.value, 0) < key_f],
-        }
+        f = source.freq
+        counts = {"higher": int((f > key_f).sum()), "equal": int((f == key_f).sum()), "lower": int((f < key_f).sum())}
+        # Absent-from-clip pools hold the whole catalogue: a rank they cannot fill means the key is at the
+        # corpus's extreme, and another rank would hand the prior the key. Only the clip's own pools retry.
+        # Kept only if every rank could be drawn: dropping just the unlucky draws would keep the corpus's
+        # most frequent keys exactly when they come out on top. (No draw is needed to know that.)
+        if strategy == "absent_from_clip" and counts["equal"] < N_DISTRACTORS and (
+                counts["higher"] < N_DISTRACTORS or counts["lower"] < N_DISTRACTORS):
+            return Drawn([], n, "the key is among the three most or least frequent of its kind: "
+                                "no frequency-matched options")
+        if rng is not None:
+            rng.shuffle(order)
+        shuffled = np.array(order, dtype=np.int64)
+        fs = f[shuffled] if n else f
+        sides = {"higher": shuffled[fs > key_f].tolist(), "equal": shuffled[fs == key_f].tolist(),
+                 "lower": shuffled[fs < key_f].tolist()}
         drawn = int(rng.randrange(N_DISTRACTORS + 1)) if rng is not None else 0
         # Designs, best first: all three as frequent as the key (both priors exactly at chance), then the
         # drawn rank (``drawn`` distractors more frequent, the rest less), then the other ranks in a seeded order.
-        # Absent-from-clip pools hold the whole catalogue: a rank they cannot fill means the key is at the
-        # corpus's extreme, and another rank would hand the prior the key. Only the clip's own pools retry.
         others = [k for k in range(N_DISTRACTORS + 1) if k != drawn]
-        if strategy == "absent_from_clip" and len(sides["equal"]) < N_DISTRACTORS and (
-                len(sides["higher"]) < N_DISTRACTORS or len(sides["lower"]) < N_DISTRACTORS):
-            # Kept only if every rank could be drawn: dropping just the unlucky draws would keep the
-            # corpus's most frequent keys exactly when they come out on top.
-            return Drawn([], len(raw), "the key is among the three most or least frequent of its kind: "
-                                       "no frequency-matched options")
         if rng is not None:
             rng.shuffle(others)
         designs = [{"equal": N_DISTRACTORS}] + [{"higher": k, "lower": N_DISTRACTORS - k} for k in [drawn] + others]
         for design in designs:
             taken.clear()
-            if all(_take(sides[side], want, taken, admit) for side, want in design.items()):
+            taken_at.clear()
+            if all(take(sides[side], want) for side, want in design.items()):
                 break
         else:
             taken.clear()
-            return Drawn([], len(raw), "no distractors to place the key at a frequency rank (pool too small)")
-    for cand in raw:
+            return Drawn([], n, "no distractors to place the key at a frequency rank (pool too small)")
+    elif rng is not None:
+        rng.shuffle(order)
+    for p in order:
         if len(taken) >= limit:
             break
-        if cand not in taken:
-            admit(cand)
-    return Drawn(taken, len(raw))
-
-
-def _take(side: list[Candidate], want: int, taken: list[Candidate], admit) -> bool:
-    got = 0
-    for cand in side:
-        if got == want:
-            break
-        if cand not in taken and admit(cand):
-            got += 1
-    return got == want
+        if p not in taken_at:
+            admit(p)
+    return Drawn(taken, n)
 
 
 def has_prior(value: str) -> bool:

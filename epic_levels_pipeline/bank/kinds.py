@@ -65,7 +65,7 @@ class Sound(Kind):
         return [text, cue_phrase(value.payload), value.payload]
 
     def rows(self, view, value):
-        return [f"sound:{r}" for r in view.categorised.loc[view.categorised["sound_class"] == value.payload, "row_id"]]
+        return [f"sound:{r}" for r in view.sound_rows.get(value.payload, [])]
 
     def names_in_clip(self, view):
         return sorted(capitalise(cue_phrase(c)) for c in view.present_sound_classes)
@@ -79,9 +79,9 @@ class Noun(Kind):
 
     def render(self, view, value):
         cat, n = view.catalogue, value.noun_class
-        own = view.narrations.loc[view.narrations["noun_class"] == n, "noun"]
-        if len(own):  # the clip's own narrators' word ("cabinet"), not the class key ("cupboard")
-            return noun_display(own.iat[0])
+        own = view.first_noun_of.get(n)
+        if own is not None:  # the clip's own narrators' word ("cabinet"), not the class key ("cupboard")
+            return noun_display(own)
         entry = cat.nouns.get(n)
         return entry["name"] if entry else noun_display(cat.noun_keys.get(n, value.payload))
 
@@ -97,10 +97,7 @@ class Noun(Kind):
         return names
 
     def rows(self, view, value):
-        n = value.noun_class
-        rows = view.narrations[[n in {int(c) for c in cl} or (nc == n)
-                                for cl, nc in zip(view.narrations["all_noun_classes"], view.narrations["noun_class"])]]
-        return [f"narration:{r}" for r in rows["row_id"]]
+        return [f"narration:{r}" for r in view.noun_rows.get(value.noun_class, [])]
 
     def names_in_clip(self, view):
         return sorted({self.render(view, CandidateValue("noun", str(int(c))))
@@ -121,7 +118,11 @@ class Action(Kind):
         own = view.first_narration_of.get((v, n))
         if own is not None:
             return action_phrase(own.narration, list(own.all_nouns), self.form, own.verb)
-        return action_text(view.catalogue, (v, n), self.form)
+        texts = view.catalogue.derived("action_texts", lambda cat: {})
+        key = (v, n, self.form)
+        if key not in texts:
+            texts[key] = action_text(view.catalogue, (v, n), self.form)
+        return texts[key]
 
     def present(self, view, value):
         return value.pair in view.present_actions
@@ -133,9 +134,7 @@ class Action(Kind):
         return [text, bare, narration]
 
     def rows(self, view, value):
-        v, n = value.pair
-        rows = view.narrations[(view.narrations["verb_class"] == v) & (view.narrations["noun_class"] == n)]
-        return [f"narration:{r}" for r in rows["row_id"]]
+        return [f"narration:{r}" for r in view.action_rows.get(value.pair, [])]
 
     def names_in_clip(self, view):
         return sorted({self.render(view, CandidateValue(self.name, f"{v}:{n}")) for v, n in view.present_actions})
@@ -167,7 +166,7 @@ class Object(Kind):
         return [text, value.payload, object_class(cat, value.payload)]
 
     def rows(self, view, value):
-        return [f"object_track:{r}" for r in view.tracks.loc[view.tracks["object_name"] == value.payload, "row_id"]]
+        return [f"object_track:{r}" for r in view.object_rows.get(value.payload, [])]
 
     def names_in_clip(self, view):
         return sorted(view.present_objects)
@@ -197,13 +196,11 @@ class Step(Kind):
     name = "step"
 
     def render(self, view, value):
-        steps = view.recipe_steps
-        text = steps.loc[steps["step_id"] == value.payload, "label"]
-        return first_sentence(text.iat[0]) if len(text) else value.payload
+        label = view.step_labels.get(value.payload)
+        return first_sentence(label) if label is not None else value.payload
 
     def present(self, view, value):
-        steps = view.rows[(view.rows["stream"] == "recipe_step") & view.rows["in_window"].astype(bool)]
-        return value.payload in set(steps["step_id"])
+        return value.payload in view.steps_in_window
 
 
 class Count(Kind):
@@ -236,9 +233,16 @@ def _parsed(value) -> CandidateValue:
 
 
 def render(view: "ClipView", value) -> str:
-    """The option text a person reads for a candidate value."""
-    v = _parsed(value)
-    return kind_of(v.kind).render(view, v)
+    """The option text a person reads for a candidate value (worked out once per value and view)."""
+    memo = getattr(view, "render_memo", None)
+    key = str(value)
+    text = None if memo is None else memo.get(key)
+    if text is None:
+        v = _parsed(value)
+        text = kind_of(v.kind).render(view, v)
+        if memo is not None:
+            memo[key] = text
+    return text
 
 
 def present(view: "ClipView", value) -> bool | None:

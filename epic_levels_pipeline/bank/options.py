@@ -38,16 +38,54 @@ def option_words(text: str) -> Counter:
 
 def clash(a: str, b: str, entity: bool = False) -> str:
     """Why options ``a`` and ``b`` cannot stand side by side ("" when they can)."""
-    wa, wb = option_words(a), option_words(b)
+    return _clash(option_words(a), option_words(b), _head(a), _head(b), entity)
+
+
+def _clash(wa: Counter, wb: Counter, head_a: str, head_b: str, entity: bool) -> str:
     if wa == wb:
         return "same entity after normalisation"
     if not wa or not wb:
         return ""
     if wa <= wb or wb <= wa:
         return "one is nested in the other"
-    if entity and _head(a) and _head(a) == _head(b):
+    if entity and head_a and head_a == head_b:
         return "same head noun"
     return ""
+
+
+class OptionTexts:
+    """Option texts' words and head nouns, worked out once per text: :func:`clash` on texts seen before
+    without re-reading them (word multisets compared as plain dicts, or as sets when no word repeats).
+    Keep one per catalogue (its texts are the catalogue's and the clips')."""
+
+    def __init__(self) -> None:
+        self._memo: dict[str, tuple[dict, frozenset | None, str]] = {}
+
+    def words(self, text: str) -> tuple[dict, frozenset | None, str]:
+        """(:func:`option_words` as a dict, its words as a set when none repeats, head noun) of ``text``."""
+        got = self._memo.get(text)
+        if got is None:
+            words = dict(option_words(text))
+            plain = frozenset(words) if all(n == 1 for n in words.values()) else None
+            got = self._memo[text] = (words, plain, _head(text))
+        return got
+
+    def clash(self, a: str, b: str, entity: bool = False) -> str:
+        """:func:`clash` of two texts."""
+        (wa, sa, ha), (wb, sb, hb) = self.words(a), self.words(b)
+        if wa == wb:
+            return "same entity after normalisation"
+        if not wa or not wb:
+            return ""
+        if sa is not None and sb is not None:
+            nested = sa <= sb or sb <= sa
+        else:
+            nested = Counter(wa) <= Counter(wb) or Counter(wb) <= Counter(wa)
+        if nested:
+            return "one is nested in the other"
+        if entity and ha and ha == hb:
+            return "same head noun"
+        return ""
 
 
 def _head(text: str) -> str:

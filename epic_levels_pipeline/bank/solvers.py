@@ -15,8 +15,11 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from ..annotations.values import CandidateValue
 from .clip_view import ClipView, records
+from .cues import CUE_COVER_S, covers
 
 SOLVERS: dict[str, Callable[[ClipView, dict, list[str]], list[bool]]] = {}
 MAIN_ACTIVITY_SHARE = 0.5
@@ -129,6 +132,18 @@ def _count(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     return [n is not None and _kind(c)[0] == "count" and int(_kind(c)[1]) == n for c in candidates]
 
 
+def sounds_near(view: ClipView, instant: float, width: float = CUE_COVER_S) -> set[str]:
+    """Classes of the categorised sounds heard within ``width`` seconds of ``instant`` (ends included)."""
+    return {r.sound_class for r in records(view.categorised) if covers(r.start_s, r.stop_s, instant, width)}
+
+
+@solver("low_sound_moment")
+def _sound_moment(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
+    """The classes whose categorised rows cover the cued instant (within the cue's ±0.5 s)."""
+    heard = sounds_near(view, view.clip.start_s + params["offset_s"])
+    return [_kind(c)[0] == "sound" and _kind(c)[1] in heard for c in candidates]
+
+
 NEXT_SOUND_GAP_S = 1.0  # the next sound starts at least this long after the cue's middle: two moments
 NEXT_SOUND_TIE_S = 0.5  # two sounds starting closer than this after the cue: "next" is ambiguous
 
@@ -196,11 +211,11 @@ def _action_next(view: ClipView, params: dict, candidates: list[str]) -> list[bo
 def main_activities(view: ClipView) -> set[str]:
     """Labels of activity rows covering at least half of the window."""
     clip = view.clip
-    acts = view.activities
-    if not len(acts):
+    starts, stops, labels = view.activity_spans
+    if not len(labels):
         return set()
-    overlap = acts["stop_s"].clip(upper=clip.end_s) - acts["start_s"].clip(lower=clip.start_s)
-    return set(acts.loc[overlap >= MAIN_ACTIVITY_SHARE * clip.duration_s, "label"])
+    overlap = np.minimum(stops, clip.end_s) - np.maximum(starts, clip.start_s)
+    return set(labels[overlap >= MAIN_ACTIVITY_SHARE * clip.duration_s].tolist())
 
 
 @solver("easy_goal")
@@ -217,8 +232,8 @@ def _object_presence(view: ClipView, params: dict, candidates: list[str]) -> lis
 
 def objects_near(view: ClipView, instant: float, width: float) -> set[str]:
     """Objects whose movement comes within ``width`` seconds of ``instant``."""
-    t = view.tracks
-    return set(t.loc[(t["start_s"] < instant + width) & (t["stop_s"] > instant - width), "object_name"])
+    starts, stops, names = view.track_spans
+    return set(names[(starts < instant + width) & (stops > instant - width)].tolist())
 
 
 def objects_at(view: ClipView, instant: float) -> set[str]:

@@ -39,6 +39,19 @@ def table_metadata(frame: pd.DataFrame, sample_columns: list[str] | None = None,
     }
 
 
+def clip_table_metadata(frame: pd.DataFrame, sample_columns: list[str] | None = None, sample_rows: int = 5, *,
+                        batch: bool, first: bool = True) -> dict:
+    """``table_metadata`` of one clip's frame. In a batch only what ``batch_metadata`` keeps of it is computed:
+    the row count, and the column schema of the batch's first clip (samples of every clip would be dropped)."""
+    if not batch:
+        return table_metadata(frame, sample_columns, sample_rows)
+    meta = {"dagster/row_count": dg.MetadataValue.int(int(len(frame)))}
+    if first:
+        meta["dagster/column_schema"] = dg.TableSchema(
+            columns=[dg.TableColumn(str(c), _dtype(frame[c])) for c in frame.columns])
+    return meta
+
+
 def counts_markdown(counts: dict, key: str = "reason", value: str = "count") -> str:
     if not counts:
         return "_(none)_"
@@ -49,7 +62,8 @@ def counts_markdown(counts: dict, key: str = "reason", value: str = "count") -> 
 def batch_metadata(per_clip: dict[str, dict]) -> dict:
     """One materialization's metadata for the clips of its step: a single clip's as it is; for a batch (the
     metadata is shared by every partition of the step) the clip count, the summed row count and other
-    integer counts, and a table of each clip's row count."""
+    integer counts, and a table of each clip's row count. Steps of a batch build only those parts of each
+    clip's metadata (``clip_table_metadata``, and their other entries only for a single clip)."""
     if len(per_clip) == 1:
         return next(iter(per_clip.values()))
 

@@ -11,6 +11,7 @@ from pydantic import PrivateAttr
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
 from ..warehouse import TableStore, read_parquet, write_parquet
+from . import sqlite_storage
 from .partitions import BY_CLIP
 
 
@@ -47,8 +48,8 @@ class TableIOManager(dg.ConfigurableIOManager):
     failed run leaves the last good materialization in place. A per-clip output is a ``{clip_key: frame}``
     mapping (one clip or a batch), written clip by clip; a per-clip input marked ``by_clip``
     (``partitions.clip_in``) is loaded the same way. Loading a partitioned asset into an unpartitioned one
-    concatenates every materialized clip and logs the clips that have none. Unpartitioned tables (the
-    annotation tables, the catalogue) are read once per run and kept only until the run ends.
+    concatenates every materialized clip and logs the clips that have none. Every file (a clip's, a
+    table's, the catalogue) is read once per run while it is unchanged and kept only until the run ends.
     """
 
     root: str = ""
@@ -90,6 +91,17 @@ class TableIOManager(dg.ConfigurableIOManager):
             tmp.write_bytes(pickle.dumps(obj))
             tmp.replace(path)
 
+    def _cached(self, key: str, paths: list[Path], read):
+        """``read()`` of the stored files ``paths``, once per run while none of them changes (several steps of
+        a run read the same clip files and tables); one entry per ``key``. A frame is handed out as a
+        copy-on-write copy, so a step that changes its input never changes what the next step reads."""
+        version = tuple((s.st_mtime_ns, s.st_size) if (s := _stat(p)) else None for p in paths)
+        entry = self._loaded.get(key)
+        if entry is None or entry[0] != version:
+            entry = self._loaded[key] = (version, read())
+        value = entry[1]
+        return value.copy(deep=False) if isinstance(value, pd.DataFrame) else value
+
     def load_input(self, context: dg.InputContext):
         name = context.asset_key.path[-1]
         if context.has_asset_partitions:
@@ -100,20 +112,22 @@ class TableIOManager(dg.ConfigurableIOManager):
                 raise dg.Failure(f"{name} has no materialization for clips {', '.join(missing[:20])} "
                                  f"({self._path(name, missing[0])}): materialize them first")
             if context.definition_metadata.get(BY_CLIP):
-                return {k: read_parquet([p]) for k, p in zip(keys, paths)}
+                return {k: self._cached(str(p), [p], lambda p=p: read_parquet([p])) for k, p in zip(keys, paths)}
             if missing:  # cross-clip tables read the clips that have this table, and say which do not
                 context.log.warning(f"{name}: {len(missing)} of {len(keys)} clips not materialized, left out: "
                                     + ", ".join(missing[:20]) + (" …" if len(missing) > 20 else ""))
-            return read_parquet(paths)
+            return self._cached(f"{name} (all clips)", paths, lambda: read_parquet(paths))
         path, pickled = self._path(name, None), self.store.object_path(name)
-        source = pickled if pickled.exists() and not path.exists() else path
-        stat = source.stat() if source.exists() else None
-        version = (name, str(source), stat.st_mtime_ns if stat else None, stat.st_size if stat else None)
-        if version not in self._loaded:
-            self._loaded.pop(next((k for k in self._loaded if k[0] == name), None), None)
-            self._loaded[version] = (pickle.loads(pickled.read_bytes()) if source == pickled
-                                     else read_parquet([path]))
-        return self._loaded[version]
+        if pickled.exists() and not path.exists():
+            return self._cached(str(pickled), [pickled], lambda: pickle.loads(pickled.read_bytes()))
+        return self._cached(str(path), [path], lambda: read_parquet([path]))
+
+
+def _stat(path: Path):
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        return None
 
 
 def default_resources(root: str = "") -> dict:
@@ -127,6 +141,8 @@ def default_resources(root: str = "") -> dict:
 def resources() -> dg.Definitions:
     # Steps run in the run's own process: a per-clip run is a chain of small steps, and a subprocess per
     # step cost more than the work on 2 cores. Concurrency comes from runs (dagster.yaml caps them) and pools.
+    # The process that loads these definitions stores its events through cheap SQLite connections.
+    sqlite_storage.install()
     return dg.Definitions(resources=default_resources(), executor=dg.in_process_executor)
 
 

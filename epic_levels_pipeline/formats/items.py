@@ -240,18 +240,25 @@ def statement_truth_problems(items: pd.DataFrame, view: ClipView, questions: pd.
     problems = []
     subtype_of = dict(zip(questions["question_id"], questions["subtype"]))
     params_of = dict(zip(questions["question_id"], questions["params"]))
+    solved: dict[tuple[str, str], bool] = {}  # items share the clip's statements: each is solved once
+
+    def truth_of(source: str, value: str) -> bool:
+        if (source, value) not in solved:
+            if source.startswith("question:"):
+                qid = source.split(":", 1)[1]
+                solved[source, value] = solve(subtype_of[qid], view, json.loads(params_of[qid]), [value])[0]
+            elif source == "sound presence":
+                solved[source, value] = solve("easy_sound_presence", view, {}, [value])[0]
+            else:
+                solved[source, value] = solve("easy_object", view, {}, [value])[0]
+        return solved[source, value]
+
     for item in items[items["format"] == "statements"].itertuples():
         statements = json.loads(item.statements)
         if not any(s["truth"] for s in statements):
             problems.append(f"{item.item_id}: no true statement")
         for s in statements:
-            if s["source"].startswith("question:"):
-                qid = s["source"].split(":", 1)[1]
-                truth = solve(subtype_of[qid], view, json.loads(params_of[qid]), [s["value"]])[0]
-            elif s["source"] == "sound presence":
-                truth = solve("easy_sound_presence", view, {}, [s["value"]])[0]
-            else:
-                truth = solve("easy_object", view, {}, [s["value"]])[0]
+            truth = truth_of(s["source"], s["value"])
             if truth != s["truth"]:
                 problems.append(f"{item.item_id} {s['letter']}: stored truth {s['truth']} but solver says {truth}")
     return problems

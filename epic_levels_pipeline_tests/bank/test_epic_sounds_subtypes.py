@@ -1,8 +1,10 @@
-"""EPIC-SOUNDS subtypes: cues with several things at them, the next sound after a cue, actions in the clip."""
+"""EPIC-SOUNDS subtypes: cues with several things at them, the next sound after a cue, actions in the clip,
+the sound heard at a given time."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -13,16 +15,20 @@ from epic_levels_pipeline.annotations.readers import Annotations, empty_table
 from epic_levels_pipeline.bank.build import build_bank
 from epic_levels_pipeline.bank.checks import key_problems, level_problems
 from epic_levels_pipeline.bank.clip_view import ClipView
+from epic_levels_pipeline.bank.cues import CUE_CLEAR_S, CUE_COVER_S, CUE_MARGIN_S
 from epic_levels_pipeline.bank.solvers import next_sound, solve
-from epic_levels_pipeline.bank.subtypes import BankConfig
+from epic_levels_pipeline.bank.subtypes import SUBTYPES, BankConfig
+from epic_levels_pipeline.bank.subtypes.epic_sounds import gen_sound_moment
 
+ROOT = Path(__file__).resolve().parents[2]
 WINDOW = Clip("epic_sounds", "P99_01", 0.0, 30.0)
 CLASSES = ["water", "cut / chop", "metal-only collision", "rustle", "open / close", "beep"]
 
 
 def _annotations(sounds, narrations) -> Annotations:
-    """Tables from (start, stop, class[, categorised]) sounds and (start, stop, verb, noun) narrations."""
-    s = [(f"P99_01_{i}", "P99", "P99_01", a, b, "desc", c, 0, (rest or [True])[0], "f", i + 2)
+    """Tables from (start, stop, class[, categorised[, description]]) sounds and (start, stop, verb, noun)
+    narrations."""
+    s = [(f"P99_01_{i}", "P99", "P99_01", a, b, (rest[1:] or ["desc"])[0], c, 0, (rest or [True])[0], "f", i + 2)
          for i, (a, b, c, *rest) in enumerate(sounds)]
     n = [(f"P99_01_{i}", "P99", "P99_01", a, b, f"verb{v} noun{k}", f"verb{v}", v, f"noun{k}", k, [f"noun{k}"], [k],
           True, "generated", "f", i + 2) for i, (a, b, v, k) in enumerate(narrations)]
@@ -176,3 +182,111 @@ def test_action_presence_keys_are_done_in_the_clip_and_wrong_options_nowhere(bun
             if value != row.answer_value:
                 assert n not in view.present_noun_classes  # an absent action's object is absent too
     assert key_problems(q, view) == [] and level_problems(q) == []
+
+
+# --- the sound heard about N seconds into the clip -------------------------------------------------------
+
+MOMENT_SOUNDS = [
+    (4.2, 5.8, "water"),                               # N = 4 s: clear of the beep (6 s is not)
+    (6.0, 6.4, "beep"),                                # only N = 6 s covers it; water is heard near: not offered
+    (13.0, 13.6, "rustle"),                            # a not-categorised clatter is heard near 13 s
+    (14.0, 14.5, "unknown", False, "clatter"),
+    (20.0, 21.0, "metal-only collision", True, "clatter"),  # ... and a clatter is sometimes this class
+    (24.0, 24.5, "cut / chop"),
+    (28.5, 29.5, "open / close"),                      # within 3 s of the window's end: no cue second
+]
+
+
+def test_sound_moment_drafts_checkable_by_hand():
+    ann = _annotations(MOMENT_SOUNDS, NARRATIONS)
+    cat = build_catalogue(ann)
+    rows = clip_annotations(ann, WINDOW)
+    view = ClipView(WINDOW, rows, cat)
+    items = list(gen_sound_moment(view))
+    drafts = {d.answer.value.split(":", 1)[1]: d for d in items if not isinstance(d, tuple)}
+    assert {c: d.params["offset_s"] for c, d in drafts.items()} == {
+        "water": 4, "beep": 6, "rustle": 13, "metal-only collision": 20, "cut / chop": 24}
+    assert [r for r in items if isinstance(r, tuple)] == [("skip", "no free second of the window that the sound "
+                                                                   "covers within 0.5 s")]
+    assert drafts["water"].exclude == {"sound:water"} and drafts["water"].can_stand_alone
+    assert drafts["beep"].exclude == {"sound:beep", "sound:water"} and not drafts["beep"].can_stand_alone
+    rustle = drafts["rustle"]  # the clatter might be a metal collision: never offered as wrong
+    assert rustle.exclude == {"sound:rustle", "sound:metal-only collision"} and not rustle.can_stand_alone
+    assert "P99_01_3" in rustle.caveats[0]
+    assert drafts["metal-only collision"].can_stand_alone and not drafts["metal-only collision"].caveats
+    for d in drafts.values():
+        (e,) = d.provenance
+        assert e.at_s == WINDOW.start_s + d.params["offset_s"] and e.role == "answer"
+        assert d.question == f"About {d.params['offset_s']} seconds into the clip, which sound do you hear?"
+
+    q = build_bank(WINDOW, rows, cat, BankConfig(subtypes=("low_sound_moment",), max_per_subtype=10)).questions
+    fixed = q[q["distractor_strategy"] == "same_clip_other_moments"]
+    assert len(fixed) == 5 and set(q["level"]) == {"L2"} and level_problems(q) == [] and key_problems(q, view) == []
+    for row in q.itertuples():
+        params = json.loads(row.params)
+        assert solve("low_sound_moment", view, params, list(row.option_values)) == [
+            v == row.answer_value for v in row.option_values]
+        (e,) = json.loads(row.provenance)
+        assert e["start_s"] <= e["at_s"] <= e["stop_s"]  # read inside the row
+        assert not set(row.option_values) & (drafts[row.answer_value.split(":", 1)[1]].exclude - {row.answer_value})
+        # it needs the audio: silenced, no sound is heard at the cued time
+        silenced = ClipView(WINDOW, rows, cat, streams={"narration"})
+        assert not any(solve("low_sound_moment", silenced, params, list(row.option_values)))
+    assert SUBTYPES["low_sound_moment"].level == "L2" and SUBTYPES["low_sound_moment"].variants == (
+        "same_clip_other_moments", "absent_from_clip")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sound_tables())
+def test_sound_moment_keys_are_heard_at_the_cue_and_nothing_else_near_it_is_offered(sounds):
+    ann = _annotations(sounds, NARRATIONS)
+    cat = build_catalogue(ann)
+    rows = clip_annotations(ann, WINDOW)
+    view = ClipView(WINDOW, rows, cat)
+    q = build_bank(WINDOW, rows, cat, BankConfig(subtypes=("low_sound_moment",), max_per_subtype=20)).questions
+    maybe = cat.description_classes.get("desc", set())  # what a not-categorised row ("desc") might be
+    for strategy, group in q.groupby("distractor_strategy"):
+        assert group["params"].is_unique  # distinct N per clip
+    for row in q.itertuples():
+        n = json.loads(row.params)["offset_s"]
+        instant = WINDOW.start_s + n
+        assert CUE_MARGIN_S <= n <= WINDOW.duration_s - CUE_MARGIN_S
+        key = row.answer_value.split(":", 1)[1]
+        # from the raw rows: the key's class is heard within 0.5 s of N
+        assert any(ok and k == key and a - CUE_COVER_S <= instant <= b + CUE_COVER_S for a, b, k, ok in sounds)
+        for value in row.option_values:
+            if value == row.answer_value:
+                continue
+            c = value.split(":", 1)[1]
+            assert not any(ok and k == c and a - CUE_CLEAR_S <= instant <= b + CUE_CLEAR_S for a, b, k, ok in sounds)
+            assert not (c in maybe and any(not ok and a - CUE_CLEAR_S <= instant <= b + CUE_CLEAR_S
+                                          for a, b, k, ok in sounds))
+        assert solve("low_sound_moment", view, json.loads(row.params), list(row.option_values)) == [
+            v == row.answer_value for v in row.option_values]
+        (e,) = json.loads(row.provenance)
+        assert e["start_s"] <= e["at_s"] <= e["stop_s"] and abs(e["at_s"] - instant) <= CUE_COVER_S + 1e-9
+
+
+def test_bundled_sound_moments_keep_epic_sounds_l2_and_their_cues_exact(bundled):
+    from epic_levels_pipeline.annotations.clips import read_manifest
+
+    ann, cat = bundled
+    l2 = tuple(s.name for s in SUBTYPES.values() if s.dataset == "epic_sounds" and s.level == "L2")
+    counts, total = {}, 0
+    for clip in read_manifest(ROOT / "data" / "clips.csv"):
+        if clip.dataset != "epic_sounds":
+            continue
+        rows = clip_annotations(ann, clip)
+        view = ClipView(clip, rows, cat)
+        q = build_bank(clip, rows, cat, BankConfig(subtypes=l2)).questions
+        total += len(q)
+        moments = q[q["subtype"] == "low_sound_moment"]
+        for strategy, n in moments["distractor_strategy"].value_counts().items():
+            counts[strategy] = counts.get(strategy, 0) + n
+        for row in moments.itertuples():
+            instant = clip.start_s + json.loads(row.params)["offset_s"]
+            heard = {r.sound_class for r in view.categorised.itertuples()
+                     if r.start_s - CUE_CLEAR_S <= instant <= r.stop_s + CUE_CLEAR_S}
+            assert not set(row.option_values) & {f"sound:{c}" for c in heard} - {row.answer_value}, row.question_id
+    # 90 % of the 136 EPIC-SOUNDS L2 questions before frequency matching and exact cues
+    assert total >= 123 and counts.get("same_clip_other_moments", 0) and counts.get("absent_from_clip", 0)

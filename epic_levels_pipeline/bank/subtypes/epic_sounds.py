@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from ...annotations.language import action_phrase, cue_phrase
-from .. import solvers as S
+from ...annotations.language import action_phrase, cue_phrase, seconds_phrase
+from .. import cues, solvers as S
 from ..clip_view import ClipView, records
+from ..cues import CUE_CLEAR_S, CUE_COVER_S
 from ..distractors import Candidate
-from ..levels import Evidence, moments
+from ..levels import Evidence, moments, outside_window
 from . import LEAKY_TOO, Draft, Subtype, _answer, _skip, register
 
 
@@ -215,6 +216,66 @@ def gen_purpose(view: ClipView):
         )
 
 
+def sounds_near_cue(view: ClipView, instant: float) -> tuple[set[str], set[str], list[str]]:
+    """What might be heard within ±:data:`CUE_CLEAR_S` of ``instant``: the categorised classes, the classes
+    a not-categorised sound there might be (by its description, as :attr:`ClipView.possibly_heard` reads the
+    whole window), and the ids of those not-categorised rows."""
+    u = [r for r in records(view.uncategorised) if cues.covers(r.start_s, r.stop_s, instant, CUE_CLEAR_S)]
+    maybe: set[str] = set()
+    for r in u:
+        maybe |= view.catalogue.description_classes.get(r.description, set())
+    return S.sounds_near(view, instant, CUE_CLEAR_S), maybe, [r.row_id for r in u]
+
+
+def gen_sound_moment(view: ClipView):
+    """"About N seconds into the clip, which sound do you hear?" — asked of every categorised sound (a merged
+    occurrence, :attr:`ClipView.occurrences`) lying inside the window (:func:`levels.outside_window`), at a
+    whole second N it covers within ±:data:`CUE_COVER_S`, at least :data:`.cues.CUE_MARGIN_S` from either
+    edge (:func:`.cues.cue_seconds`: the first second no other draft of the clip cues, preferring one with
+    fewer other sounds near it). Every other class heard within ±:data:`CUE_CLEAR_S` of N, and every class a
+    not-categorised sound there might be, is left out of the options, so no wrong option could be heard
+    about N seconds in; the question then needs its options, so it stands alone only when nothing else
+    sounds near N. ``at_s`` is N, read inside the segment of the occurrence nearest to it."""
+    clip = view.clip
+    if not len(view.categorised):
+        yield _skip("no categorised sound in the window: no time cue")
+        return
+    used: set[int] = set()
+    for occ in sorted((o for group in view.occurrences.values() for o in group), key=lambda o: (o.start_s, o.sound_class)):
+        reason = outside_window([Evidence("sound", "+".join(occ.row_ids), occ.start_s, occ.stop_s, "answer")], clip)
+        if reason:
+            yield _skip(reason)
+            continue
+        def others(t: float, c: str = occ.sound_class) -> int:
+            heard, maybe, _ = sounds_near_cue(view, t)
+            return len((heard | maybe) - {c})
+
+        offset = cues.first_free(cues.cue_seconds(clip, occ.start_s, occ.stop_s, others), used)
+        if offset is None:
+            yield _skip(f"no free second of the window that the sound covers within {CUE_COVER_S} s")
+            continue
+        instant = clip.start_s + offset
+        heard, maybe, unknown = sounds_near_cue(view, instant)
+        segments = view.categorised[view.categorised["row_id"].isin(occ.row_ids)]
+        row = min(records(segments), key=lambda r: (max(r.start_s - instant, instant - r.stop_s, 0.0), r.start_s, r.row_id))
+        alone = heard == {occ.sound_class} and not unknown
+        when = seconds_phrase(offset)
+        caveats = [f"not-categorised sounds near the cued time ({', '.join(unknown[:4])}): the classes they might "
+                   "be are not offered"] if unknown else []
+        yield Draft(
+            "low_sound_moment", {"offset_s": offset},
+            f"About {when} into the clip, which sound do you hear?",
+            f"About {when} into the clip, which sound do you hear?",
+            f"{{option}} can be heard about {when} into the clip.",
+            _answer(view, f"sound:{occ.sound_class}", [f"sound:{r}" for r in occ.row_ids]), "sound", "sound",
+            [Evidence("sound", row.row_id, float(row.start_s), float(row.stop_s), "answer", at_s=float(instant),
+                      label=str(row.sound_class))],
+            alone, "exactly one sound is heard at the cued time" if alone
+            else "other sounds are heard at the cued time too (none of them is an option): options are needed",
+            exclude={f"sound:{c}" for c in heard | maybe}, caveats=caveats,
+        )
+
+
 def gen_count(view: ClipView):
     if not len(view.categorised):
         yield _skip("no categorised sound in the window")
@@ -316,6 +377,8 @@ for _s in [
             gen_sound_object_at_cue, "which object is handled at the moment a sound is heard", variants=LEAKY_TOO),
     Subtype("low_sound_movement", "epic_sounds", ("sound", "narration"), "moment", "same_clip_other_moments", "action",
             gen_movement_at_cue, "what the wearer is doing at the moment a sound is heard", variants=LEAKY_TOO),
+    Subtype("low_sound_moment", "epic_sounds", ("sound",), "moment", "same_clip_other_moments", "sound",
+            gen_sound_moment, "which sound is heard at a given time", variants=LEAKY_TOO),
     Subtype("medium_sound_purpose", "epic_sounds", ("sound", "narration"), "sequence", "same_clip_other_moments", "purpose",
             gen_purpose, "what the action making a sound leads to", variants=LEAKY_TOO),
     Subtype("medium_sound_count", "epic_sounds", ("sound",), "sequence", "other_counts", "number", gen_count,

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 from ...annotations.catalogue import is_placeholder_name
 from ...annotations.language import first_sentence, seconds_phrase
 from ...annotations.values import CandidateValue
-from .. import solvers as S
+from .. import cues, solvers as S
 from ..clip_view import ClipView, records
+from ..cues import CUE_CLEAR_S, CUE_COVER_S
 from ..distractors import POOLS, render
 from ..options import ENTITY_KINDS, clash
 from ..levels import Evidence, moments, outside_window
@@ -105,22 +105,12 @@ def gen_easy_object(view: ClipView):
         )
 
 
-CUE_COVER_S = 0.5  # "about N seconds in": the key's row comes within this of N
-CUE_CLEAR_S = 1.5  # ... and no other option's object moves within this of N
-CUE_MARGIN_S = 3  # cued seconds lie at least this far from either edge of the window
-
-
 def cue_seconds(view: ClipView, row) -> list[int]:
-    """The whole seconds N (offsets into the window) at which "about N seconds into the clip" may ask about
-    ``row``: the row covers N within ±:data:`CUE_COVER_S`, N at least :data:`CUE_MARGIN_S` from either edge.
-    Best first: the fewest other objects moving within ±:data:`CUE_CLEAR_S` of N (more of the clip's
-    objects stay available as options), then the nearest to the middle of the row's part in the window."""
-    clip = view.clip
-    low = max(CUE_MARGIN_S, math.ceil(row.start_s - CUE_COVER_S - clip.start_s))
-    high = min(int(clip.duration_s) - CUE_MARGIN_S, math.floor(row.stop_s + CUE_COVER_S - clip.start_s))
-    mid = (max(row.start_s, clip.start_s) + min(row.stop_s, clip.end_s)) / 2 - clip.start_s
-    return sorted(range(low, high + 1),
-                  key=lambda n: (len(S.objects_near(view, clip.start_s + n, CUE_CLEAR_S) - {row.object_name}), abs(n - mid), n))
+    """The whole seconds N at which "about N seconds into the clip" may ask about the track ``row``
+    (:func:`.cues.cue_seconds`); best first: the fewest other objects moving within ±:data:`CUE_CLEAR_S`
+    of N (more of the clip's objects stay available as options)."""
+    return cues.cue_seconds(view.clip, row.start_s, row.stop_s,
+                            lambda t: len(S.objects_near(view, t, CUE_CLEAR_S) - {row.object_name}))
 
 
 def gen_object_moment(view: ClipView):
@@ -147,12 +137,10 @@ def gen_object_moment(view: ClipView):
         if reason:
             yield _skip(reason)
             continue
-        free = [n for n in cue_seconds(view, r) if n not in used]
-        if not free:
+        offset = cues.first_free(cue_seconds(view, r), used)
+        if offset is None:
             yield _skip(f"no free second of the window that the key's row covers within {CUE_COVER_S} s")
             continue
-        offset = free[0]
-        used.add(offset)
         instant = clip.start_s + offset
         near = S.objects_near(view, instant, CUE_CLEAR_S)
         alone = near == {r.object_name}

@@ -8,7 +8,7 @@ from ...annotations.readers import TABLE_COLUMNS, Annotations, discover, files_f
 from ...annotations.catalogue import Catalogue, build_catalogue
 from ...annotations.clips import Clip, clips_annotations, content_hash, gaps
 from ...errors import AnnotationError
-from ..metadata import batch_metadata, counts_markdown, markdown_table, table_metadata
+from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
 from ..partitions import CLIP_BACKFILL, clip_keys, clip_partitions
 from ..resources import ProjectResource
 
@@ -105,17 +105,20 @@ def clip_annotations(context: dg.AssetExecutionContext, sounds: pd.DataFrame, na
               "object_tracks": object_tracks}
     by_clip = clips_annotations(annotations_from(tables), [Clip.from_key(k) for k in keys])
     digests, per_clip = {}, {}
+    batch = len(keys) > 1
     for key, rows in by_clip.items():
         clip = Clip.from_key(key)
         digests[key] = content_hash(rows)
-        per_stream = rows.groupby(["stream", "in_window"]).size().rename("rows").reset_index() if len(rows) else pd.DataFrame()
-        meta = table_metadata(rows, ["stream", "row_id", "label", "start_s", "stop_s", "start_clipped_s", "stop_clipped_s"], 12)
-        meta.update({
-            "dataset": clip.dataset, "video_id": clip.video_id, "window": f"{clip.start_s:g}-{clip.end_s:g} s",
-            "rows_by_stream": dg.MetadataValue.md(markdown_table(per_stream)),
-            "known_gaps": dg.MetadataValue.md("\n".join(f"- {g}" for g in gaps(clip, rows)) or "_(none)_"),
-            "content_hash": digests[key],
-        })
+        meta = clip_table_metadata(rows, ["stream", "row_id", "label", "start_s", "stop_s", "start_clipped_s",
+                                          "stop_clipped_s"], 12, batch=batch, first=not per_clip)
+        if not batch:  # a batch's shared metadata keeps counts and the hashes by clip (batch_metadata)
+            per_stream = rows.groupby(["stream", "in_window"]).size().rename("rows").reset_index() if len(rows) else pd.DataFrame()
+            meta.update({
+                "dataset": clip.dataset, "video_id": clip.video_id, "window": f"{clip.start_s:g}-{clip.end_s:g} s",
+                "rows_by_stream": dg.MetadataValue.md(markdown_table(per_stream)),
+                "known_gaps": dg.MetadataValue.md("\n".join(f"- {g}" for g in gaps(clip, rows)) or "_(none)_"),
+                "content_hash": digests[key],
+            })
         per_clip[key] = meta
     if len(keys) == 1:
         return dg.Output(by_clip, metadata=per_clip[keys[0]], data_version=dg.DataVersion(digests[keys[0]]))

@@ -13,7 +13,7 @@ from ...captions.models import model_caption_responses
 from ...responses.runner import ClipMediaInfo
 from ..automation import CROSS_CLIP, PER_CLIP
 from ..evaluation import EvaluationResource
-from ..metadata import batch_metadata, counts_markdown, markdown_table, table_metadata
+from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
 from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
 from ..resources import ProjectResource
 
@@ -44,7 +44,8 @@ def caption_references(context: dg.AssetExecutionContext, clip_annotations: dict
         info = track.reference_metadata(clip, rows, entity_catalogue)
         problems += [f"{key}: {p}" if len(keys) > 1 else p for p in info["problems"]]
         notes += [f"{key}: {n}" if len(keys) > 1 else n for n in info["notes"]]
-        meta = table_metadata(frame, ["kind", "unit_id", "start_s", "stop_s", "label", "linked_ids", "source_id"], 10)
+        meta = clip_table_metadata(frame, ["kind", "unit_id", "start_s", "stop_s", "label", "linked_ids", "source_id"], 10,
+                                   batch=len(keys) > 1, first=not metas)
         meta.update({k: dg.MetadataValue.int(info[k]) for k in ("events", "actions", "references", "links")})
         metas[key] = meta
     yield dg.AssetCheckResult(check_name="reference_structure_valid", asset_key="caption_references",
@@ -68,9 +69,10 @@ def caption_responses(context: dg.AssetExecutionContext, project: ProjectResourc
                       clip_media: dict[str, pd.DataFrame]):
     outs, metas = {}, {}
     cache = evaluation.cache(project.paths)
+    keys = clip_keys(context)
     try:
         runs = evaluation.model_runs(cache)
-        for key in clip_keys(context):
+        for key in keys:
             clip = Clip.from_key(key)
             frames = [track.caption_responses(clip, caption_references[key], entity_catalogue,
                                               evaluation.caption_offline(), seed=project.seed)]
@@ -84,16 +86,18 @@ def caption_responses(context: dg.AssetExecutionContext, project: ProjectResourc
                                   "calls_made": stats.calls_made, "retries": stats.retries, "errors": stats.errors})
             outs[key] = out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) \
                 else frames[0]
-            metas[key] = _responses_metadata(out, calls)
+            metas[key] = _responses_metadata(out, calls, batch=len(keys) > 1, first=not metas)
     finally:
         cache.close()
     return dg.Output(outs, metadata=batch_metadata(metas))
 
 
-def _responses_metadata(out: pd.DataFrame, calls: list[dict]) -> dict:
+def _responses_metadata(out: pd.DataFrame, calls: list[dict], *, batch: bool = False, first: bool = True) -> dict:
+    meta = clip_table_metadata(out, ["condition", "responder", "model", "status", "reply"], 6, batch=batch, first=first)
+    if batch:  # a batch's shared metadata keeps the counts (batch_metadata)
+        return meta
     by_status = out.groupby(["responder", "model", "condition", "status"]).size().rename("rows").reset_index()
     failed = out[out["status"] != "ok"]
-    meta = table_metadata(out, ["condition", "responder", "model", "status", "reply"], 6)
     meta.update({"by_status": dg.MetadataValue.md(markdown_table(by_status, 80)),
                  "not_ok_reasons": dg.MetadataValue.md(counts_markdown(failed["error"].fillna("").value_counts().to_dict())),
                  "model_calls": dg.MetadataValue.md(markdown_table(pd.DataFrame(calls)))})

@@ -7,7 +7,7 @@ from ...annotations.catalogue import Catalogue
 from ...bank.clip_view import ClipView
 from ...annotations.clips import Clip
 from ...formats.items import build_items, format_problems, open_problems, statement_truth_problems
-from ..metadata import batch_metadata, counts_markdown, table_metadata
+from ..metadata import batch_metadata, clip_table_metadata, counts_markdown
 from ..automation import PER_CLIP
 from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
 from ..resources import ProjectResource
@@ -30,17 +30,20 @@ def items(context: dg.AssetExecutionContext, project: ProjectResource, questions
           clip_annotations: dict[str, pd.DataFrame], entity_catalogue: Catalogue):
     frames, metas = {}, {}
     problems = {"five_formats_per_question": [], "no_list_dependent_wording": [], "statement_truths_from_solvers": []}
-    for key in clip_keys(context):
+    keys = clip_keys(context)
+    batch = len(keys) > 1
+    for key in keys:
         clip, clip_questions = Clip.from_key(key), questions[key]
         view = ClipView(clip, clip_annotations[key], entity_catalogue)
         frame, rejected = build_items(clip_questions, view, entity_catalogue, seed=project.seed)
-        yes = frame[frame["format"] == "yes_no"]
-        meta = table_metadata(frame, ["format", "expected", "chance", "prompt"], 6)
-        meta.update({
-            "by_format": dg.MetadataValue.md(counts_markdown(frame["format"].value_counts().to_dict(), "format", "items")),
-            "yes_no_true_share": float((yes["expected"] == "yes").mean()) if len(yes) else 0.0,
-            "open_rejected_to_option_judgement": dg.MetadataValue.md("\n".join(f"- {r}" for r in rejected) or "_(none)_"),
-        })
+        meta = clip_table_metadata(frame, ["format", "expected", "chance", "prompt"], 6, batch=batch, first=not metas)
+        if not batch:  # a batch's shared metadata keeps the counts (batch_metadata)
+            yes = frame[frame["format"] == "yes_no"]
+            meta.update({
+                "by_format": dg.MetadataValue.md(counts_markdown(frame["format"].value_counts().to_dict(), "format", "items")),
+                "yes_no_true_share": float((yes["expected"] == "yes").mean()) if len(yes) else 0.0,
+                "open_rejected_to_option_judgement": dg.MetadataValue.md("\n".join(f"- {r}" for r in rejected) or "_(none)_"),
+            })
         frames[key], metas[key] = frame, meta
         problems["five_formats_per_question"] += format_problems(frame, clip_questions)
         open_items = frame[frame["base_format"] == "open"]

@@ -10,7 +10,7 @@ from ...annotations.clips import Clip
 from ...responses.media import prepare_clip_media
 from ...responses.runner import ClipMediaInfo, model_responses, offline_responses
 from ..evaluation import EvaluationResource
-from ..metadata import batch_metadata, counts_markdown, markdown_table, table_metadata
+from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table
 from ..automation import PER_CLIP
 from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
 from ..resources import ProjectResource
@@ -25,7 +25,8 @@ from ..resources import ProjectResource
 def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource):
     paths = project.paths
     frames, metas = {}, {}
-    for key in clip_keys(context):
+    keys = clip_keys(context)
+    for key in keys:
         clip = Clip.from_key(key)
         media = prepare_clip_media(evaluation.media_folder(paths), paths.media / "clips", clip.key, clip.dataset,
                                    clip.video_id, clip.start_s, clip.end_s)
@@ -33,7 +34,7 @@ def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, eval
         if media.status != "ready":
             context.log.info(f"{clip.key}: media conditions skipped: {media.reason}")
         metas[key] = {"status": media.status, "reason": media.reason or "", "duration_s": media.duration_s or 0.0,
-                      **table_metadata(frames[key])}
+                      **clip_table_metadata(frames[key], batch=len(keys) > 1, first=not metas)}
     return dg.Output(frames, metadata=batch_metadata(metas))
 
 
@@ -52,9 +53,10 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
               clip_media: dict[str, pd.DataFrame]):
     outs, metas = {}, {}
     cache = evaluation.cache(project.paths)
+    keys = clip_keys(context)
     try:
         runs = evaluation.model_runs(cache)
-        for key in clip_keys(context):
+        for key in keys:
             clip, clip_items = Clip.from_key(key), items[key]
             frames = [offline_responses(clip, clip_items, questions[key], clip_annotations[key], entity_catalogue,
                                         evaluation.offline())]
@@ -66,18 +68,21 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
                 if stats is not None:
                     call_stats[run.model] = stats
             outs[key] = out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else frames[0]
-            metas[key] = _responses_metadata(out, call_stats)
+            metas[key] = _responses_metadata(out, call_stats, batch=len(keys) > 1, first=not metas)
     finally:
         cache.close()
     return dg.Output(outs, metadata=batch_metadata(metas))
 
 
-def _responses_metadata(out: pd.DataFrame, call_stats: dict) -> dict:
+def _responses_metadata(out: pd.DataFrame, call_stats: dict, *, batch: bool = False, first: bool = True) -> dict:
+    meta = clip_table_metadata(out, ["item_id", "condition", "responder", "model", "status", "reply"], 6,
+                               batch=batch, first=first)
+    if batch and not call_stats:  # a batch's shared metadata keeps the counts (batch_metadata)
+        return meta
     status = out.groupby(["responder", "model", "condition", "status"]).size().rename("rows").reset_index()
     spent = out[~out["cached"].astype(bool)]  # cached replies cost nothing this run
     tokens = spent.groupby(["responder", "model"])[["prompt_tokens", "output_tokens"]].sum().reset_index()
     skipped = out[out["status"] == "skipped"]
-    meta = table_metadata(out, ["item_id", "condition", "responder", "model", "status", "reply"], 6)
     meta.update({
         "by_status": dg.MetadataValue.md(markdown_table(status, 60)),
         "tokens": dg.MetadataValue.md(markdown_table(tokens)),

@@ -11,7 +11,7 @@ from ...scoring.metrics.tables import scores as make_scores
 from ...scoring.metrics.tables import PRIOR_MIN_N, prior_audit, prior_shortcuts
 from ...scoring.metrics.tables import shortcut_audit as make_audit
 from ..evaluation import EvaluationResource
-from ..metadata import batch_metadata, counts_markdown, markdown_table, table_metadata
+from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
 from ..automation import CROSS_CLIP, PER_CLIP
 from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
 from ..resources import ProjectResource
@@ -31,13 +31,17 @@ def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evalua
     cache = evaluation.cache(project.paths)
     try:
         judge, judge_model = evaluation.judge(cache)
-        for key in clip_keys(context):
+        keys = clip_keys(context)
+        batch = len(keys) > 1
+        for key in keys:
             frames[key] = frame = make_verdicts(responses[key], items[key], judge=judge)
-            by = frame.groupby(["responder", "model", "scored_by"]).size().rename("rows").reset_index()
-            meta = table_metadata(frame, ["item_id", "condition", "responder", "parsed", "expected", "correct", "scored_by"], 6)
-            meta.update({"scored_by": dg.MetadataValue.md(markdown_table(by, 60)),
-                         "judge_model": judge_model or "(none: undecided rows are reported, not counted)",
-                         "undecided": int((frame["scored_by"] == "undecided").sum())})
+            meta = clip_table_metadata(frame, ["item_id", "condition", "responder", "parsed", "expected", "correct",
+                                               "scored_by"], 6, batch=batch, first=not metas)
+            meta["undecided"] = int((frame["scored_by"] == "undecided").sum())
+            if not batch:  # a batch's shared metadata keeps the counts (batch_metadata)
+                by = frame.groupby(["responder", "model", "scored_by"]).size().rename("rows").reset_index()
+                meta.update({"scored_by": dg.MetadataValue.md(markdown_table(by, 60)),
+                             "judge_model": judge_model or "(none: undecided rows are reported, not counted)"})
             metas[key] = meta
     finally:
         cache.close()
@@ -148,7 +152,7 @@ def judge_audit(project: ProjectResource, evaluation: EvaluationResource, verdic
     description="The human report (Markdown and a self-contained HTML page with plots) under data/reports/.",
 )
 def report(project: ProjectResource, verdicts: pd.DataFrame) -> dg.MaterializeResult:
-    from ...reporting.report import build_report, load_table, write_report
+    from ...reporting.report import load_table, main_table as report_main_table, write_report
 
     paths = project.paths
     tables = {name: load_table(paths, name) for name in ("scores", "paired_comparisons", "over_marking",
@@ -157,9 +161,7 @@ def report(project: ProjectResource, verdicts: pd.DataFrame) -> dg.MaterializeRe
     captions = {"caption_scores": tables["caption_scores"], "caption_alignments": tables["caption_alignments"]}
     md, html = write_report(paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
                             tables["shortcut_audit"], verdicts, tables["judge_audit"], **captions)
-    built = build_report(tables["scores"], tables["paired_comparisons"], tables["over_marking"], tables["shortcut_audit"],
-                         verdicts, tables["judge_audit"], **captions)
-    return dg.MaterializeResult(metadata={
+    return dg.MaterializeResult(metadata={  # the report's main table, not a second build of the report
         "markdown": dg.MetadataValue.path(str(md)), "html": dg.MetadataValue.path(str(html)),
-        "main_table": dg.MetadataValue.md(markdown_table(built.main_table, 80)),
+        "main_table": dg.MetadataValue.md(markdown_table(report_main_table(tables["scores"]), 80)),
     })

@@ -1,0 +1,18 @@
+"""The memoised option-text comparison (:class:`OptionTexts`) says exactly what :func:`clash` says."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from epic_levels_pipeline.bank.options import OptionTexts, clash
+
+WORDS = ["the", "a", "of", "to", "glass", "glasses", "bowl", "metal", "box", "boxes", "lid", "plate", "cover",
+         "pan", "pans", "glass", "ss", "Freezer", "drawer", "2"]
+TEXT = st.lists(st.sampled_from(WORDS), max_size=4).map(" ".join)
+TEXTS = OptionTexts()
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT, TEXT, st.booleans())
+def test_memoised_clash_matches_clash(a, b, entity):
+    assert TEXTS.clash(a, b, entity) == clash(a, b, entity)
+    assert TEXTS.clash(a, b, entity) == clash(a, b, entity)  # the second time from the memo
