@@ -61,7 +61,7 @@ def main() -> int:
         metrics.update(p.split(": ", 1)[1].split(" = ")[0] for p in problems)
         if (problems or structure_problems) and shown < args.show:
             shown += 1
-            print(f"  {clip.key}: {'; '.join((structure_problems + problems)[:4])}")
+            print("  " + "; ".join((structure_problems + problems)[:4]))
     run_s = time.perf_counter() - t1
     for dataset in sorted(seen):
         print(f"{dataset}: {seen[dataset]} windows, oracle < 1.0 on {missed[dataset]}, "
