@@ -230,6 +230,11 @@ def _counts(view: ClipView, draft) -> list[Candidate]:
     return [Candidate(f"count:{k}", str(k), "other_counts", None, [], "a nearby count") for k in near]
 
 
+def option_texts(catalogue) -> OptionTexts:
+    """The catalogue's :class:`.options.OptionTexts` (one per catalogue: its texts' words, read once)."""
+    return catalogue.derived("option_texts", lambda cat: OptionTexts())
+
+
 POOLS: dict[str, Callable] = {
     "absent_from_clip": _absent,
     "same_clip_other_moments": _other_moments,
@@ -280,7 +285,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         source = _Source.of_list(source, draft, freq)
     n = len(source)
     entity = CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS
-    texts: OptionTexts = view.catalogue.derived("option_texts", lambda cat: OptionTexts())
+    texts = option_texts(view.catalogue)
     key_text = draft.answer.text
     taken: list[Candidate] = []
     taken_at: set[int] = set()
