@@ -293,22 +293,24 @@ def next_step(view: ClipView, recipe_key: str):
     window ends (otherwise it is visible, not beyond).
     """
     clip = view.clip
-    steps = view.recipe_steps
-    steps = steps[steps["recipe_key"] == recipe_key]
-    inside = steps[steps["in_window"].astype(bool)]
-    if not len(inside):
+    steps = [r for r in view.step_records if not _missing(r.recipe_key) and r.recipe_key == recipe_key]
+    inside = [r for r in steps if bool(r.in_window)]
+    if not inside:
         return None
-    overlap = inside["stop_s"].clip(upper=clip.end_s) - inside["start_s"].clip(lower=clip.start_s)
-    if overlap.max() < 5:
+    overlap = (np.minimum(np.array([r.stop_s for r in inside], dtype=float), clip.end_s)
+               - np.maximum(np.array([r.start_s for r in inside], dtype=float), clip.start_s))
+    if np.nanmax(overlap) < 5:
         return None
-    current = inside.loc[overlap.idxmax()]
-    later = steps[(steps["start_s"] > current["start_s"]) & (steps["step_id"] != current["step_id"])].sort_values("start_s")
-    if not len(later):
+    current = inside[int(np.nanargmax(overlap))]  # the first longest, as ``idxmax``
+    later = [r for r in steps if r.start_s > current.start_s and (_missing(r.step_id) or r.step_id != current.step_id)]
+    # in the order of ``sort_values("start_s")`` (its default sort, ties included)
+    later = [later[i] for i in np.argsort(np.array([r.start_s for r in later], dtype=float), kind="quicksort")]
+    if not later:
         return None
-    nxt = later.iloc[0]
-    if len(later) > 1 and later.iloc[1]["step_id"] != nxt["step_id"] and later.iloc[1]["start_s"] - nxt["start_s"] < 0.5:
+    nxt = later[0]
+    if len(later) > 1 and later[1].step_id != nxt.step_id and later[1].start_s - nxt.start_s < 0.5:
         return None  # two steps start together: "next" is ambiguous
-    if nxt["start_s"] < clip.end_s:
+    if nxt.start_s < clip.end_s:
         return None
     return current, nxt
 
@@ -316,5 +318,5 @@ def next_step(view: ClipView, recipe_key: str):
 @solver("hard_next_step")
 def _next_step(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     found = next_step(view, params["recipe_key"])
-    target = found[1]["step_id"] if found else None
+    target = found[1].step_id if found else None
     return [_kind(c)[0] == "step" and _kind(c)[1] == target for c in candidates]

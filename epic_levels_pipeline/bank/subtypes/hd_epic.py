@@ -190,32 +190,32 @@ def gen_object_order(view: ClipView):
 
 
 def gen_next_step(view: ClipView):
-    steps = view.recipe_steps
-    if not len(steps):
+    steps = view.step_records
+    if not steps:
         yield _skip("no recipe step in the window")
         return
-    for recipe_key in sorted(set(steps.loc[steps["in_window"].astype(bool), "recipe_key"])):
+    for recipe_key in sorted({r.recipe_key for r in steps if bool(r.in_window)}):
         found = S.next_step(view, recipe_key)
         if not found:
             yield _skip("no step after the current one starts after the window")
             continue
         current, nxt = found
         clip = view.clip
-        mid = (max(current["start_s"], clip.start_s) + min(current["stop_s"], clip.end_s)) / 2
+        mid = (max(current.start_s, clip.start_s) + min(current.stop_s, clip.end_s)) / 2
         provenance = [
-            Evidence("recipe_step", current["row_id"], float(current["start_s"]), float(current["stop_s"]), "answer", at_s=round(float(mid), 3),
-                     in_window=True, label=first_sentence(current["label"])),
-            Evidence("recipe_step", nxt["row_id"], float(nxt["start_s"]), float(nxt["stop_s"]), "recipe", at_s=float(nxt["start_s"]),
-                     in_window=False, label=first_sentence(nxt["label"])),
+            Evidence("recipe_step", current.row_id, float(current.start_s), float(current.stop_s), "answer", at_s=round(float(mid), 3),
+                     in_window=True, label=first_sentence(current.label)),
+            Evidence("recipe_step", nxt.row_id, float(nxt.start_s), float(nxt.stop_s), "recipe", at_s=float(nxt.start_s),
+                     in_window=False, label=first_sentence(nxt.label)),
         ]
         yield Draft(
             "hard_next_step", {"recipe_key": recipe_key},
             "Which step of the recipe does the camera wearer carry out next, after this clip?",
             "Which step of the recipe does the camera wearer carry out next, after this clip?",
             "After this clip, the next recipe step the camera wearer carries out is: {option}.",
-            _answer(view, f"step:{nxt['step_id']}", [f"recipe_step:{nxt['row_id']}"]), "step", "recipe_step",
+            _answer(view, f"step:{nxt.step_id}", [f"recipe_step:{nxt.row_id}"]), "step", "recipe_step",
             provenance, False, "a recipe step has no single short wording: options are needed",
-            exclude={f"step:{current['step_id']}"},
+            exclude={f"step:{current.step_id}"},
         )
 
 
