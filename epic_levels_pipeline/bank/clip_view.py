@@ -143,7 +143,7 @@ class ClipView:
         if in_window:
             mask &= self._column("in_window").astype(bool)
         where = np.flatnonzero(mask)
-        starts, ids = self._column("start_s")[where], self._column("row_id")[where]
+        starts, ids = self._column("start_s")[where].tolist(), self._column("row_id")[where].tolist()
         where = where[sorted(range(len(where)), key=lambda i: (starts[i], ids[i]))]
         data = {}
         for column in self._COLUMNS[name]:

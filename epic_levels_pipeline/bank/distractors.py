@@ -312,7 +312,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     def admit(p: int) -> bool:
         cand = source.get(p)
         cand.text = cand.text or render(view, cand.value)
-        if texts.clash(cand.text, key_text, entity) or any(texts.clash(cand.text, c.text, entity) for c in taken):
+        if texts.clashes_any(cand.text, [key_text] + [c.text for c in taken], entity):
             return False
         if cand.present is None:
             cand.present = view.present(cand.value)
