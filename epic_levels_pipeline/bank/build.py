@@ -131,6 +131,7 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
     from .distractors import pool as make_pool
 
     clip = view.clip
+    clip_key = clip.key  # (a property: formatted on every read)
     qid = question_id(clip, draft, strategy)
     rng = random.Random(stable_seed(config.seed, qid))
     drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule)
@@ -138,12 +139,12 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
     chosen = candidates[: N_OPTIONS - 1] if len(candidates) >= N_OPTIONS - 1 else []
     chosen_values = {c.value for c in chosen}
     pool_rows = [
-        {"clip_key": clip.key, "question_id": qid, "subtype": draft.subtype, "distractor_strategy": strategy,
+        {"clip_key": clip_key, "question_id": qid, "subtype": draft.subtype, "distractor_strategy": strategy,
          "value": c.value, "text": c.text, "role": "distractor", "present": c.present, "rows": list(c.rows),
          "note": c.note, "chosen": c.value in chosen_values, "offered": offered}
         for c in candidates
     ]
-    pool_rows.append({"clip_key": clip.key, "question_id": qid, "subtype": draft.subtype, "distractor_strategy": strategy,
+    pool_rows.append({"clip_key": clip_key, "question_id": qid, "subtype": draft.subtype, "distractor_strategy": strategy,
                       "value": draft.answer.value, "text": draft.answer.text, "role": "answer",
                       "present": draft.answer.present, "rows": list(draft.answer.rows), "note": draft.answer.note, "chosen": True,
                       "offered": offered})
@@ -163,7 +164,7 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
     pick, rule = presence_choice(present)
     provenance = [dict(vars(e)) for e in draft.provenance]  # Evidence.to_dict() without asdict's deep copy
     q = {
-        "question_id": qid, "dataset": clip.dataset, "clip_key": clip.key, "video_id": clip.video_id,
+        "question_id": qid, "dataset": clip.dataset, "clip_key": clip_key, "video_id": clip.video_id,
         "subtype": draft.subtype, "level": subtype.level, "scope": subtype.scope,
         "derived_scope": derive_scope(draft.provenance),
         "question": draft.question, "options": [o.text for o in options], "option_values": [o.value for o in options],

@@ -53,6 +53,12 @@ def _missing(value) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and value != value)
 
 
+def rows_with(rows: list, column: str, value) -> list:
+    """The rows whose ``column`` equals ``value`` (a null never does), in order: what a boolean filter
+    ``frame[frame[column] == value]`` keeps."""
+    return [r for r in rows if not _missing(getattr(r, column)) and getattr(r, column) == value]
+
+
 def _ids_by(rows: list, key) -> dict:
     """Row ids grouped by ``key(row)``, in row order."""
     out: dict = {}
@@ -137,7 +143,7 @@ class ClipView:
         if in_window:
             mask &= self._column("in_window").astype(bool)
         where = np.flatnonzero(mask)
-        starts, ids = self._column("start_s")[where], self._column("row_id")[where]
+        starts, ids = self._column("start_s")[where].tolist(), self._column("row_id")[where].tolist()
         where = where[sorted(range(len(where)), key=lambda i: (starts[i], ids[i]))]
         data = {}
         for column in self._COLUMNS[name]:
@@ -228,6 +234,14 @@ class ClipView:
         return records(self.narrations)
 
     @cached_property
+    def uncategorised_records(self) -> list:
+        return records(self.uncategorised)
+
+    @cached_property
+    def activity_records(self) -> list:
+        return records(self.activities)
+
+    @cached_property
     def track_spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(starts, stops, object names) of the tracks, as arrays in frame order."""
         t = self.tracks
@@ -300,6 +314,13 @@ class ClipView:
         if key not in self._memo:
             starts, stops = self._narration_spans
             self._memo[key] = self.narrations[(starts < stop) & (stops > start)]
+        return self._memo[key]
+
+    def records_at(self, start: float, stop: float) -> list:
+        """:meth:`narrations_at` as plain tuples (read once per span)."""
+        key = ("records_at", start, stop)
+        if key not in self._memo:
+            self._memo[key] = records(self.narrations_at(start, stop))
         return self._memo[key]
 
     def unlabelled_at(self, start: float, stop: float) -> pd.DataFrame:

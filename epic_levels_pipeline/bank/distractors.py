@@ -148,12 +148,31 @@ def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
         t = cat.derived("distractor_tables", _tables)[kind]
         base = view.memo(f"absent_positions:{kind}", lambda: _absent_positions(view, kind, t))
         return _Source.of_table(t, base, draft, "absent_from_clip")
-    out: list[Candidate] = []
+    if kind not in ("sound", "object"):
+        return []
+    entities = view.memo(f"absent:{kind}", lambda: _absent_entities(view, kind))
+    values, freq = view.memo(f"absent_freq:{kind}", lambda: (
+        [e[0] for e in entities], np.array([cat.frequency.get(e[0], 0) for e in entities], dtype=np.int64)))
+    drop = {draft.answer.value, *draft.exclude}
+    idx = [i for i, v in enumerate(values) if v not in drop]
+
+    def make(p: int) -> Candidate:
+        value, rows, note = entities[idx[p]]
+        return Candidate(value, "", "absent_from_clip", False, [] if rows is None else rows, note)
+
+    return _Source([values[i] for i in idx], freq[np.array(idx, dtype=np.int64)], make)
+
+
+def _absent_entities(view: ClipView, kind: str) -> list[tuple[str, list[str] | None, str]]:
+    """(value, rows, note) of the sounds or objects absent from the clip, in the order they are offered
+    (they depend on the clip only: worked out once per view, made into candidates per draft)."""
+    cat = view.catalogue
+    out: list[tuple[str, list[str] | None, str]] = []
     if kind == "sound":
         for c in cat.sound_classes:
             if c not in view.present_sound_classes and c not in view.possibly_heard:
-                out.append(Candidate(f"sound:{c}", "", "absent_from_clip", False, note="no segment of this class in the window"))
-    elif kind == "object":
+                out.append((f"sound:{c}", None, "no segment of this class in the window"))
+    else:
         # An absent object must not be another name for something moved in the clip
         # ("bottle of dishwashing liquid" vs "dishwashing soap bottle"): compare noun classes.
         present_classes = {object_class(cat, n) for n in view.present_objects}
@@ -163,7 +182,7 @@ def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
             for name in group:
                 entry = cat.objects[name]
                 if name not in view.present_objects and entry["class"] not in present_classes:
-                    out.append(Candidate(f"object:{name}", "", "absent_from_clip", False, entry["rows"], note))
+                    out.append((f"object:{name}", entry["rows"], note))
             if len(out) >= 12:
                 break
     return out
@@ -230,6 +249,11 @@ def _counts(view: ClipView, draft) -> list[Candidate]:
     return [Candidate(f"count:{k}", str(k), "other_counts", None, [], "a nearby count") for k in near]
 
 
+def option_texts(catalogue) -> OptionTexts:
+    """The catalogue's :class:`.options.OptionTexts` (one per catalogue: its texts' words, read once)."""
+    return catalogue.derived("option_texts", lambda cat: OptionTexts())
+
+
 POOLS: dict[str, Callable] = {
     "absent_from_clip": _absent,
     "same_clip_other_moments": _other_moments,
@@ -280,7 +304,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         source = _Source.of_list(source, draft, freq)
     n = len(source)
     entity = CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS
-    texts: OptionTexts = view.catalogue.derived("option_texts", lambda cat: OptionTexts())
+    texts = option_texts(view.catalogue)
     key_text = draft.answer.text
     taken: list[Candidate] = []
     taken_at: set[int] = set()
@@ -288,7 +312,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     def admit(p: int) -> bool:
         cand = source.get(p)
         cand.text = cand.text or render(view, cand.value)
-        if texts.clash(cand.text, key_text, entity) or any(texts.clash(cand.text, c.text, entity) for c in taken):
+        if texts.clashes_any(cand.text, [key_text] + [c.text for c in taken], entity):
             return False
         if cand.present is None:
             cand.present = view.present(cand.value)

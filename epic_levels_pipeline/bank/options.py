@@ -72,7 +72,16 @@ class OptionTexts:
 
     def clash(self, a: str, b: str, entity: bool = False) -> str:
         """:func:`clash` of two texts."""
-        (wa, sa, ha), (wb, sb, hb) = self.words(a), self.words(b)
+        return self._clash(self.words(a), self.words(b), entity)
+
+    def clashes_any(self, text: str, others, entity: bool = False) -> bool:
+        """Does ``text`` clash with any of ``others`` (:meth:`clash`, its words read once)?"""
+        mine = self.words(text)
+        return any(self._clash(mine, self.words(other), entity) for other in others)
+
+    @staticmethod
+    def _clash(a: tuple[dict, frozenset | None, str], b: tuple[dict, frozenset | None, str], entity: bool) -> str:
+        (wa, sa, ha), (wb, sb, hb) = a, b
         if wa == wb:
             return "same entity after normalisation"
         if not wa or not wb:

@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 
 from ..annotations.values import CandidateValue
-from .clip_view import ClipView, records
+from .clip_view import ClipView, _missing
 from .cues import CUE_COVER_S, covers
 
 SOLVERS: dict[str, Callable[[ClipView, dict, list[str]], list[bool]]] = {}
@@ -71,11 +71,12 @@ def _action_presence(view: ClipView, params: dict, candidates: list[str]) -> lis
     return [_kind(c)[0] == "action" and _pair(_kind(c)[1]) in view.present_actions for c in candidates]
 
 
-def _at_cue(view: ClipView, params: dict):
+def _at_cue(view: ClipView, params: dict) -> list | None:
+    """The labelled narrations at the cue (:meth:`ClipView.records_at`), or None without a cue."""
     occ = view.cue(params["cue_class"])
     if occ is None:
         return None
-    return view.narrations_at(occ.start_s, occ.stop_s)
+    return view.records_at(occ.start_s, occ.stop_s)
 
 
 @solver("low_sound_object")
@@ -83,7 +84,7 @@ def _sound_object_at_cue(view: ClipView, params: dict, candidates: list[str]) ->
     at = _at_cue(view, params)
     if at is None:
         return [False] * len(candidates)
-    nouns = {int(x) for x in at["noun_class"].dropna()}
+    nouns = {int(r.noun_class) for r in at if not _missing(r.noun_class)}
     return [_kind(c)[0] == "noun" and int(_kind(c)[1]) in nouns for c in candidates]
 
 
@@ -92,7 +93,7 @@ def _movement_at_cue(view: ClipView, params: dict, candidates: list[str]) -> lis
     at = _at_cue(view, params)
     if at is None:
         return [False] * len(candidates)
-    pairs = {view.pair(r) for r in records(at)}
+    pairs = {view.pair(r) for r in at}
     return [_kind(c)[0] == "action" and _pair(_kind(c)[1]) in pairs for c in candidates]
 
 
@@ -102,7 +103,7 @@ def next_after_cue(view: ClipView, params: dict):
     at = _at_cue(view, params)
     if at is None or not len(at):
         return None
-    anchor = records(at.head(1))[0]
+    anchor = at[0]
     nxt, _ = view.next_narration(anchor, shares_object=True)
     return anchor, nxt
 
@@ -134,7 +135,8 @@ def _count(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
 
 def sounds_near(view: ClipView, instant: float, width: float = CUE_COVER_S) -> set[str]:
     """Classes of the categorised sounds heard within ``width`` seconds of ``instant`` (ends included)."""
-    return {r.sound_class for r in records(view.categorised) if covers(r.start_s, r.stop_s, instant, width)}
+    return view.memo(("sounds_near", instant, width), lambda: {
+        r.sound_class for r in view.categorised_records if covers(r.start_s, r.stop_s, instant, width)})
 
 
 @solver("low_sound_moment")
@@ -174,8 +176,7 @@ def next_sound(view: ClipView, cue_class: str):
         return None, "the next sound starts within the cued moment"
     if nxt.stop_s > view.clip.end_s:
         return None, "the next sound crosses the window's end"
-    u = view.uncategorised
-    if ((u["start_s"] < nxt.start_s) & (u["stop_s"] > occ.start_s)).any():
+    if any(r.start_s < nxt.start_s and r.stop_s > occ.start_s for r in view.uncategorised_records):
         return None, "a not-categorised sound is heard between the cue and the next sound"
     return (occ, nxt), ""
 
@@ -257,29 +258,30 @@ def next_object_or_why(view: ClipView, anchor: str):
     The anchor must be moved exactly once in the window, starting inside it; the next object is the first
     other object whose movement starts after the anchor's, inside the window, and no second one starts
     within 0.5 s of it ("next" would be ambiguous)."""
-    t = view.tracks
     clip = view.clip
-    starts_inside = t[(t["start_s"] >= clip.start_s) & (t["start_s"] < clip.end_s)]
-    anchor_rows = starts_inside[starts_inside["object_name"] == anchor]
-    if (t["object_name"] == anchor).sum() != 1:
+    starts, _, names = view.track_spans
+    inside = (starts >= clip.start_s) & (starts < clip.end_s)
+    is_anchor = np.array([isinstance(n, str) and n == anchor for n in names.tolist()], dtype=bool)
+    if is_anchor.sum() != 1:
         return None, "the anchor object is moved more than once in the window: 'after moving it' is ambiguous"
-    if len(anchor_rows) != 1:
+    anchor_at = np.flatnonzero(inside & is_anchor)
+    if len(anchor_at) != 1:
         return None, "the anchor object's movement starts before the window"
-    a = anchor_rows.iloc[0]
-    later = starts_inside[(starts_inside["start_s"] > a["start_s"]) & (starts_inside["object_name"] != anchor)]
-    later = later.sort_values("start_s")
+    a = int(anchor_at[0])
+    later = np.flatnonzero(inside & (starts > starts[a]) & ~is_anchor)
+    later = later[np.argsort(starts[later], kind="quicksort")]  # as ``sort_values("start_s")`` orders them
     if not len(later):
         return None, "no other object's movement starts after the anchor's in the window"
-    b = later.iloc[0]
-    if len(later) > 1 and later.iloc[1]["start_s"] - b["start_s"] < 0.5:
+    b = int(later[0])
+    if len(later) > 1 and starts[later[1]] - starts[b] < 0.5:
         return None, "two objects start moving within 0.5 s of each other: 'next' is ambiguous"
-    return (a, b), ""
+    return (view.track_records[a], view.track_records[b]), ""
 
 
 @solver("medium_object_order")
 def _object_order(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     found = next_object(view, params["anchor"])
-    target = found[1]["object_name"] if found else None
+    target = found[1].object_name if found else None
     return [_kind(c)[0] == "object" and _kind(c)[1] == target for c in candidates]
 
 
@@ -291,22 +293,24 @@ def next_step(view: ClipView, recipe_key: str):
     window ends (otherwise it is visible, not beyond).
     """
     clip = view.clip
-    steps = view.recipe_steps
-    steps = steps[steps["recipe_key"] == recipe_key]
-    inside = steps[steps["in_window"].astype(bool)]
-    if not len(inside):
+    steps = [r for r in view.step_records if not _missing(r.recipe_key) and r.recipe_key == recipe_key]
+    inside = [r for r in steps if bool(r.in_window)]
+    if not inside:
         return None
-    overlap = inside["stop_s"].clip(upper=clip.end_s) - inside["start_s"].clip(lower=clip.start_s)
-    if overlap.max() < 5:
+    overlap = (np.minimum(np.array([r.stop_s for r in inside], dtype=float), clip.end_s)
+               - np.maximum(np.array([r.start_s for r in inside], dtype=float), clip.start_s))
+    if np.nanmax(overlap) < 5:
         return None
-    current = inside.loc[overlap.idxmax()]
-    later = steps[(steps["start_s"] > current["start_s"]) & (steps["step_id"] != current["step_id"])].sort_values("start_s")
-    if not len(later):
+    current = inside[int(np.nanargmax(overlap))]  # the first longest, as ``idxmax``
+    later = [r for r in steps if r.start_s > current.start_s and (_missing(r.step_id) or r.step_id != current.step_id)]
+    # in the order of ``sort_values("start_s")`` (its default sort, ties included)
+    later = [later[i] for i in np.argsort(np.array([r.start_s for r in later], dtype=float), kind="quicksort")]
+    if not later:
         return None
-    nxt = later.iloc[0]
-    if len(later) > 1 and later.iloc[1]["step_id"] != nxt["step_id"] and later.iloc[1]["start_s"] - nxt["start_s"] < 0.5:
+    nxt = later[0]
+    if len(later) > 1 and later[1].step_id != nxt.step_id and later[1].start_s - nxt.start_s < 0.5:
         return None  # two steps start together: "next" is ambiguous
-    if nxt["start_s"] < clip.end_s:
+    if nxt.start_s < clip.end_s:
         return None
     return current, nxt
 
@@ -314,5 +318,5 @@ def next_step(view: ClipView, recipe_key: str):
 @solver("hard_next_step")
 def _next_step(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     found = next_step(view, params["recipe_key"])
-    target = found[1]["step_id"] if found else None
+    target = found[1].step_id if found else None
     return [_kind(c)[0] == "step" and _kind(c)[1] == target for c in candidates]

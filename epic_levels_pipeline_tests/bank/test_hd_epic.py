@@ -182,7 +182,7 @@ def test_rank_shortfall_asks_for_every_rank(key_f, freqs, excluded):
 
     names = [f"thing{i}" for i in range(len(freqs))] + ["knife handle"]  # the last clashes with the key
     frequency = {f"object:{n}": f for n, f in zip(names, freqs + [key_f + 1])} | {"object:knife": key_f}
-    view = SimpleNamespace(catalogue=SimpleNamespace(frequency=frequency))
+    view = SimpleNamespace(catalogue=SimpleNamespace(frequency=frequency, derived=lambda name, build: build(None)))
     draft = SimpleNamespace(answer=Candidate("object:knife", "knife", "answer"),
                             exclude={f"object:thing{i}" for i in excluded})
     distractors.POOLS["_generated"] = lambda v, d: [Candidate(f"object:{n}", "", "_generated") for n in names]

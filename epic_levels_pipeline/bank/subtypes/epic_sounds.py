@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...annotations.language import action_phrase, cue_phrase, seconds_phrase
 from .. import cues, solvers as S
-from ..clip_view import ClipView, records
+from ..clip_view import ClipView, _missing, rows_with
 from ..cues import CUE_CLEAR_S, CUE_COVER_S
 from ..distractors import Candidate
 from ..levels import Evidence, moments, outside_window
@@ -23,31 +23,31 @@ def gen_sound_presence(view: ClipView):
     classes = sorted(view.present_sound_classes)
     stand_alone = len(classes) == 1 and not len(view.uncategorised)
     for c in classes:
-        rows = view.categorised[view.categorised["sound_class"] == c]
+        rows = rows_with(view.categorised_records, "sound_class", c)
         yield Draft(
             "easy_sound_presence", {}, "Which of these sounds can be heard in the clip?",
             "What sound can be heard in the clip?", "{option} can be heard during this clip.",
-            _answer(view, f"sound:{c}", [f"sound:{r}" for r in rows["row_id"]]), "sound", "sound",
-            [Evidence("sound", r.row_id, float(r.start_s), float(r.stop_s), "occurrence", label=c) for r in records(rows)],
+            _answer(view, f"sound:{c}", [f"sound:{r.row_id}" for r in rows]), "sound", "sound",
+            [Evidence("sound", r.row_id, float(r.start_s), float(r.stop_s), "occurrence", label=c) for r in rows],
             stand_alone, "exactly one sound class in the window" if stand_alone else f"{len(classes)} sound classes (and {len(view.uncategorised)} uncategorised sounds) in the window",
             exclude={f"sound:{k}" for k in classes},
         )
 
 
 def gen_sound_object(view: ClipView):
-    nouns = sorted({int(c) for c in view.narrations["noun_class"].dropna()})
+    nouns = sorted({int(r.noun_class) for r in view.narration_records if not _missing(r.noun_class)})
     if not nouns:
         yield _skip("no labelled narration in the window")
         return
     stand_alone = len(view.present_noun_classes) == 1 and not len(view.unlabelled_narrations)
     for n in nouns:
-        rows = view.narrations[view.narrations["noun_class"] == n]
+        rows = rows_with(view.narration_records, "noun_class", n)
         yield Draft(
             "easy_sound_object", {}, "Which of these objects does the camera wearer handle during the clip?",
             "Which object does the camera wearer handle during the clip?",
             "During this clip, the camera wearer handles the {option}.",
-            _answer(view, f"noun:{n}", [f"narration:{r}" for r in rows["row_id"]]), "noun", "entity",
-            [view.narration_evidence(r, "occurrence", None) for r in records(rows)],
+            _answer(view, f"noun:{n}", [f"narration:{r.row_id}" for r in rows]), "noun", "entity",
+            [view.narration_evidence(r, "occurrence", None) for r in rows],
             stand_alone, "one object handled in the window" if stand_alone else "several objects are handled in the window",
             caveats=_unlabelled_caveat(view),
         )
@@ -88,8 +88,8 @@ def _cues(view: ClipView):
         if len(view.unlabelled_at(occ.start_s, occ.stop_s)):
             yield _skip("an unlabelled narration overlaps the cue: what is handled is unknown")
             continue
-        at = view.narrations_at(occ.start_s, occ.stop_s)
-        if not len(at):
+        at = view.records_at(occ.start_s, occ.stop_s)
+        if not at:
             yield _skip("no narration at the cued moment")
             continue
         yield c, occ, at
@@ -100,7 +100,7 @@ def _cue_caveats(view: ClipView, sound_class: str) -> list[str]:
     could not assign one), but some descriptions are often categorised as this class: say so on the question."""
     if sound_class not in view.possibly_heard:
         return []
-    rows = ", ".join(view.uncategorised["row_id"].head(4))
+    rows = ", ".join(r.row_id for r in view.uncategorised_records[:4])
     return [f"uncategorised sounds in the window ({rows}) have descriptions sometimes categorised as "
             f"'{sound_class}'; the cue is unique among categorised sounds"]
 
@@ -112,7 +112,7 @@ def _keyed_at_cue(occ, at, value_of) -> tuple[object, list]:
     of the narration overlapping the cue longest (ties: the earlier start, then the row id); the others
     are true at the cue too, so the draft excludes them from the options (``exclude``) instead of being
     dropped: exactly one option is then true, but the question cannot stand without its options."""
-    rows = records(at)
+    rows = at
     overlap = {r.row_id: min(r.stop_s, occ.stop_s) - max(r.start_s, occ.start_s) for r in rows}
     best = min(rows, key=lambda r: (-overlap[r.row_id], r.start_s, r.row_id))
     key = value_of(best)
@@ -134,10 +134,10 @@ def gen_sound_object_at_cue(view: ClipView):
             continue
         c, occ, at = item
         n, rows = _keyed_at_cue(occ, at, lambda r: int(r.noun_class))
-        stand_alone, reason = _stand_alone({int(x) for x in at["noun_class"]}, "exactly one object is handled at the cued moment",
+        stand_alone, reason = _stand_alone({int(r.noun_class) for r in at}, "exactly one object is handled at the cued moment",
                                            "{n} objects are handled at the cued moment: only the options single one out")
         cue = cue_phrase(c)
-        mention = {int(x) for cl in at["all_noun_classes"] for x in cl} | {int(x) for x in at["noun_class"]}
+        mention = {int(x) for r in at for x in r.all_noun_classes} | {int(r.noun_class) for r in at}
         yield Draft(
             "low_sound_object", {"cue_class": c},
             f"At the moment you hear {cue}, which object is the camera wearer handling?",
@@ -160,7 +160,7 @@ def gen_movement_at_cue(view: ClipView):
             continue
         c, occ, at = item
         (v, n), rows = _keyed_at_cue(occ, at, view.pair)
-        pairs = {view.pair(r) for r in records(at)}
+        pairs = {view.pair(r) for r in at}
         stand_alone, reason = _stand_alone(pairs, "exactly one action at the cued moment",
                                            "{n} actions at the cued moment: only the options single one out")
         cue = cue_phrase(c)
@@ -188,7 +188,7 @@ def gen_purpose(view: ClipView):
             yield item
             continue
         c, occ, at = item
-        if len({view.pair(r) for r in records(at)}) != 1:
+        if len({view.pair(r) for r in at}) != 1:
             yield _skip("more than one action at the cued moment")
             continue
         found = S.next_after_cue(view, {"cue_class": c})
@@ -211,7 +211,7 @@ def gen_purpose(view: ClipView):
             view.sound_evidence(occ, "cue") + [view.narration_evidence(anchor, "context", occ.mid_s),
                                                view.narration_evidence(nxt, "answer", nxt.start_s)],
             True, "one next action follows the cued moment",
-            exclude={f"purpose:{a}:{b}" for a, b in {view.pair(r) for r in records(at)}},
+            exclude={f"purpose:{a}:{b}" for a, b in {view.pair(r) for r in at}},
             caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
         )
 
@@ -220,7 +220,11 @@ def sounds_near_cue(view: ClipView, instant: float) -> tuple[set[str], set[str],
     """What might be heard within ±:data:`CUE_CLEAR_S` of ``instant``: the categorised classes, the classes
     a not-categorised sound there might be (by its description, as :attr:`ClipView.possibly_heard` reads the
     whole window), and the ids of those not-categorised rows."""
-    u = [r for r in records(view.uncategorised) if cues.covers(r.start_s, r.stop_s, instant, CUE_CLEAR_S)]
+    return view.memo(("sounds_near_cue", instant), lambda: _sounds_near_cue(view, instant))
+
+
+def _sounds_near_cue(view: ClipView, instant: float) -> tuple[set[str], set[str], list[str]]:
+    u = [r for r in view.uncategorised_records if cues.covers(r.start_s, r.stop_s, instant, CUE_CLEAR_S)]
     maybe: set[str] = set()
     for r in u:
         maybe |= view.catalogue.description_classes.get(r.description, set())
@@ -256,8 +260,9 @@ def gen_sound_moment(view: ClipView):
             continue
         instant = clip.start_s + offset
         heard, maybe, unknown = sounds_near_cue(view, instant)
-        segments = view.categorised[view.categorised["row_id"].isin(occ.row_ids)]
-        row = min(records(segments), key=lambda r: (max(r.start_s - instant, instant - r.stop_s, 0.0), r.start_s, r.row_id))
+        ids = set(occ.row_ids)
+        segments = [r for r in view.categorised_records if r.row_id in ids]
+        row = min(segments, key=lambda r: (max(r.start_s - instant, instant - r.stop_s, 0.0), r.start_s, r.row_id))
         alone = heard == {occ.sound_class} and not unknown
         when = seconds_phrase(offset)
         caveats = [f"not-categorised sounds near the cued time ({', '.join(unknown[:4])}): the classes they might "
@@ -332,14 +337,14 @@ def gen_sound_order(view: ClipView):
 
 
 def gen_action_next(view: ClipView):
-    narr = view.narrations
+    narr = view.narration_records
     if len(narr) < 2:
         yield _skip("fewer than two labelled actions in the window")
         return
     counts: dict[tuple[int, int], int] = {}
-    for r in records(narr):
+    for r in narr:
         counts[view.pair(r)] = counts.get(view.pair(r), 0) + 1
-    for r in records(narr):
+    for r in narr:
         pair = view.pair(r)
         if counts[pair] != 1:
             yield _skip("the anchor action is done more than once in the window: 'after' it is ambiguous")

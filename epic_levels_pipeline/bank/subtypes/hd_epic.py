@@ -8,10 +8,10 @@ from ...annotations.catalogue import is_placeholder_name
 from ...annotations.language import first_sentence, seconds_phrase
 from ...annotations.values import CandidateValue
 from .. import cues, solvers as S
-from ..clip_view import ClipView, records
+from ..clip_view import ClipView, _missing, rows_with
 from ..cues import CUE_CLEAR_S, CUE_COVER_S
-from ..distractors import POOLS, render
-from ..options import ENTITY_KINDS, clash
+from ..distractors import POOLS, option_texts, render
+from ..options import ENTITY_KINDS
 from ..levels import Evidence, moments, outside_window
 from . import LEAKY_TOO, Draft, Subtype, _answer, _skip, register
 
@@ -21,8 +21,7 @@ def _main_activity(view: ClipView):
     if len(labels) != 1:
         return None, ("no activity covers half of the window" if not labels else "two activities cover the window")
     label = labels.pop()
-    rows = view.activities[view.activities["label"] == label]
-    return (label, rows), ""
+    return (label, rows_with(view.activity_records, "label", label)), ""
 
 
 def rank_shortfall(view: ClipView, draft: Draft, strategy: str) -> str:
@@ -37,9 +36,10 @@ def rank_shortfall(view: ClipView, draft: Draft, strategy: str) -> str:
     freq = view.catalogue.frequency
     key_f = freq.get(draft.answer.value, 0)
     entity = CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS
+    texts = option_texts(view.catalogue)
     sides = [0, 0, 0]
     for c in POOLS[strategy](view, draft):
-        if c.value == draft.answer.value or c.value in draft.exclude or clash(render(view, c.value), draft.answer.text, entity):
+        if c.value == draft.answer.value or c.value in draft.exclude or texts.clash(render(view, c.value), draft.answer.text, entity):
             continue
         f = freq.get(c.value, 0)
         sides[(f > key_f) - (f < key_f) + 1] += 1
@@ -50,14 +50,14 @@ def rank_shortfall(view: ClipView, draft: Draft, strategy: str) -> str:
             f"({higher} more, {equal} as, {lower} less frequent): no frequency-matched options")
 
 
-def _goal_draft(view: ClipView, subtype: str, extra: list[Evidence], label: str, rows) -> Draft:
-    stand_alone = view.activities["label"].nunique() == 1
+def _goal_draft(view: ClipView, subtype: str, extra: list[Evidence], label: str, rows: list) -> Draft:
+    stand_alone = len({r.label for r in view.activity_records if not _missing(r.label)}) == 1
     return Draft(
         subtype, {}, "What activity is the camera wearer working on?",
         "What activity is the camera wearer working on?",
         "The camera wearer is working on this activity: {option}.",
-        _answer(view, f"activity:{label}", [f"activity:{r}" for r in rows["row_id"]]), "activity", "activity",
-        [Evidence("activity", r.row_id, float(r.start_s), float(r.stop_s), "answer", label=label) for r in records(rows)] + extra,
+        _answer(view, f"activity:{label}", [f"activity:{r.row_id}" for r in rows]), "activity", "activity",
+        [Evidence("activity", r.row_id, float(r.start_s), float(r.stop_s), "answer", label=label) for r in rows] + extra,
         stand_alone, "one activity spans the window" if stand_alone else "several activities overlap the window",
     )
 
@@ -75,9 +75,9 @@ def gen_medium_goal(view: ClipView):
     if not found:
         yield _skip(reason)
         return
-    tracks = view.tracks[view.tracks["start_s"] >= view.clip.start_s]
+    tracks = [r for r in view.track_records if r.start_s >= view.clip.start_s]
     evidence = [Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "sequence", at_s=round(float(r.start_s), 3),
-                         label=str(r.object_name)) for r in records(tracks)]
+                         label=str(r.object_name)) for r in tracks]
     if len(moments([e.at_s for e in evidence])) < 2:
         yield _skip("fewer than two object movements start in the window: no action sequence")
         return
@@ -93,14 +93,14 @@ def gen_easy_object(view: ClipView):
         return
     stand_alone = len(names) == 1
     for name in names:
-        rows = view.tracks[view.tracks["object_name"] == name]
+        rows = rows_with(view.track_records, "object_name", name)
         yield Draft(
             "easy_object", {}, "Which of these objects does the camera wearer move during the clip?",
             "Which object does the camera wearer move during the clip?",
             "During this clip, the camera wearer moves the {option}.",
-            _answer(view, f"object:{name}", [f"object_track:{r}" for r in rows["row_id"]]), "object", "entity",
+            _answer(view, f"object:{name}", [f"object_track:{r.row_id}" for r in rows]), "object", "entity",
             [Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "occurrence", label=f"{name} (raw: {r.raw_name})")
-             for r in records(rows)],
+             for r in rows],
             stand_alone, "one object moved in the window" if stand_alone else "several objects are moved in the window",
         )
 
@@ -127,7 +127,7 @@ def gen_object_moment(view: ClipView):
         yield _skip("no object moved in the window")
         return
     used: set[int] = set()
-    for r in records(tracks):
+    for r in view.track_records:
         if is_placeholder_name(r.object_name):
             yield _skip("the object moved has no name (placeholder track name)")
             continue
@@ -169,10 +169,10 @@ def gen_object_order(view: ClipView):
             yield _skip(reason)
             continue
         a, b = found
-        if is_placeholder_name(b["object_name"]):
+        if is_placeholder_name(b.object_name):
             yield _skip("the next object has no name (placeholder track name)")
             continue
-        if b["start_s"] - a["start_s"] < 1.0:
+        if b.start_s - a.start_s < 1.0:
             yield _skip("the next movement starts within a second of the anchor")
             continue
         yield Draft(
@@ -180,42 +180,42 @@ def gen_object_order(view: ClipView):
             f"Right after moving the {anchor}, which object does the camera wearer move next?",
             f"Right after moving the {anchor}, which object does the camera wearer move next?",
             f"Right after moving the {anchor}, the camera wearer next moves the {{option}}.",
-            _answer(view, f"object:{b['object_name']}", [f"object_track:{b['row_id']}"]), "object", "entity",
-            [Evidence("object_track", a["row_id"], float(a["start_s"]), float(a["stop_s"]), "context", at_s=float(a["start_s"]), label=anchor),
-             Evidence("object_track", b["row_id"], float(b["start_s"]), float(b["stop_s"]), "answer", at_s=float(b["start_s"]),
-                      label=str(b["object_name"]))],
+            _answer(view, f"object:{b.object_name}", [f"object_track:{b.row_id}"]), "object", "entity",
+            [Evidence("object_track", a.row_id, float(a.start_s), float(a.stop_s), "context", at_s=float(a.start_s), label=anchor),
+             Evidence("object_track", b.row_id, float(b.start_s), float(b.stop_s), "answer", at_s=float(b.start_s),
+                      label=str(b.object_name))],
             True, "one object is moved next",
             exclude={f"object:{anchor}"},
         )
 
 
 def gen_next_step(view: ClipView):
-    steps = view.recipe_steps
-    if not len(steps):
+    steps = view.step_records
+    if not steps:
         yield _skip("no recipe step in the window")
         return
-    for recipe_key in sorted(set(steps.loc[steps["in_window"].astype(bool), "recipe_key"])):
+    for recipe_key in sorted({r.recipe_key for r in steps if bool(r.in_window)}):
         found = S.next_step(view, recipe_key)
         if not found:
             yield _skip("no step after the current one starts after the window")
             continue
         current, nxt = found
         clip = view.clip
-        mid = (max(current["start_s"], clip.start_s) + min(current["stop_s"], clip.end_s)) / 2
+        mid = (max(current.start_s, clip.start_s) + min(current.stop_s, clip.end_s)) / 2
         provenance = [
-            Evidence("recipe_step", current["row_id"], float(current["start_s"]), float(current["stop_s"]), "answer", at_s=round(float(mid), 3),
-                     in_window=True, label=first_sentence(current["label"])),
-            Evidence("recipe_step", nxt["row_id"], float(nxt["start_s"]), float(nxt["stop_s"]), "recipe", at_s=float(nxt["start_s"]),
-                     in_window=False, label=first_sentence(nxt["label"])),
+            Evidence("recipe_step", current.row_id, float(current.start_s), float(current.stop_s), "answer", at_s=round(float(mid), 3),
+                     in_window=True, label=first_sentence(current.label)),
+            Evidence("recipe_step", nxt.row_id, float(nxt.start_s), float(nxt.stop_s), "recipe", at_s=float(nxt.start_s),
+                     in_window=False, label=first_sentence(nxt.label)),
         ]
         yield Draft(
             "hard_next_step", {"recipe_key": recipe_key},
             "Which step of the recipe does the camera wearer carry out next, after this clip?",
             "Which step of the recipe does the camera wearer carry out next, after this clip?",
             "After this clip, the next recipe step the camera wearer carries out is: {option}.",
-            _answer(view, f"step:{nxt['step_id']}", [f"recipe_step:{nxt['row_id']}"]), "step", "recipe_step",
+            _answer(view, f"step:{nxt.step_id}", [f"recipe_step:{nxt.row_id}"]), "step", "recipe_step",
             provenance, False, "a recipe step has no single short wording: options are needed",
-            exclude={f"step:{current['step_id']}"},
+            exclude={f"step:{current.step_id}"},
         )
 
 
