@@ -22,8 +22,9 @@ SQLite storage, same folders and tables, whose event log also stores a batch of 
 transaction per database instead of two connections per event. Dagster hands a storage such batches when
 ``DAGSTER_EVENT_BATCH_SIZE`` is set (which this storage does, unless it is already set): the planned events
 of a run's partitions and assets, and the materializations of a step's partitions. Each event is stored as
-``store_event`` stores it (the run's database, then its copy, tags and asset row in the index database), in
-the same order; only the connections and commits are shared.
+``store_event`` stores it (a row in the run's database, its copy and tags in the index database), in the same
+order; only the connections and commits are shared, and each asset's row in the index (its last
+materialization, last run) is written once per batch with the values the last of its events leaves.
 """
 
 from __future__ import annotations
@@ -38,9 +39,11 @@ from pathlib import Path
 from dagster._core.errors import DagsterInvariantViolationError
 from dagster._core.events import ASSET_EVENTS, EVENT_TYPE_TO_PIPELINE_RUN_STATUS
 from dagster._core.storage.event_log import SqliteEventLogStorage
+from dagster._core.storage.event_log.schema import AssetKeyTable
 from dagster._core.storage.sqlalchemy_compat import db_result
 from dagster._core.storage.sqlite_storage import DagsterSqliteStorage, _event_logs_directory
 from sqlalchemy import event
+from sqlalchemy import exc as db_exc
 from sqlalchemy.engine import Engine
 
 EVENT_BATCH_SIZE = "1000"  # events Dagster buffers per batch before it hands them to the storage
@@ -137,13 +140,34 @@ class BatchedSqliteEventLogStorage(SqliteEventLogStorage):
                     if entry.run_id == run_id:
                         conn.execute(statement)
         with self.index_transaction() as conn:
-            for entry, statement in zip(events, statements):
+            event_ids = []
+            for statement in statements:
                 with db_result(conn, statement) as result:
-                    event_id = result.inserted_primary_key[0]
-                if event_id is None:
-                    raise DagsterInvariantViolationError("Cannot store asset event tags for null event id.")
-                self._store_asset_event_tags(conn, [entry], [event_id])
-                self._store_asset_event(conn, entry, event_id)
+                    event_ids.append(result.inserted_primary_key[0])
+            if any(event_id is None for event_id in event_ids):
+                raise DagsterInvariantViolationError("Cannot store asset event tags for null event id.")
+            self._store_asset_event_tags(conn, events, event_ids)
+            self._store_asset_rows(conn, events, event_ids)
+
+    def _store_asset_rows(self, conn, events: list, event_ids: list) -> None:
+        """Each asset's row as storing the events one by one leaves it: per column, the value of the last
+        event that sets it (which columns an event sets depends only on its type, so only the last event of
+        each type per asset is looked at); one insert or update per asset instead of one per event."""
+        with_index_cols = self._has_asset_key_index_cols_on_connection(conn)
+        last: dict = {}
+        for i, entry in enumerate(events):
+            if entry.dagster_event.asset_key:
+                last[(entry.dagster_event.asset_key.to_string(), entry.dagster_event_type)] = i
+        rows: dict = {}
+        for (asset_key, _kind), i in sorted(last.items(), key=lambda item: item[1]):
+            rows.setdefault(asset_key, {}).update(self._get_asset_entry_values(events[i], event_ids[i], with_index_cols))
+        for asset_key, values in rows.items():
+            if not values:
+                continue
+            try:
+                conn.execute(AssetKeyTable.insert().values(asset_key=asset_key, **values))
+            except db_exc.IntegrityError:
+                conn.execute(AssetKeyTable.update().values(**values).where(AssetKeyTable.c.asset_key == asset_key))
 
 
 class SqliteStorage(DagsterSqliteStorage):

@@ -84,6 +84,11 @@ def _materialize_batch(instance):
         out[key.to_user_string()] = (sorted(instance.get_materialized_partitions(key)),
                                      sorted(r.partition_key for r in mats), len(planned),
                                      instance.get_latest_materialization_event(key) is not None)
+    for record in instance.get_asset_records([dg.AssetKey("up"), dg.AssetKey("down")]):
+        entry = record.asset_entry
+        last = entry.last_materialization_record
+        out[f"row {entry.asset_key.to_user_string()}"] = (last.storage_id, last.partition_key,
+                                                          entry.last_run_id == result.run_id)
     out["run events"] = len(instance.all_logs(result.run_id))
     return out
 
@@ -104,5 +109,6 @@ def test_batched_event_log_stores_what_the_plain_one_does(tmp_path, monkeypatch)
         assert isinstance(batched.event_log_storage, sqlite_storage.BatchedSqliteEventLogStorage)
         assert _materialize_batch(batched) == expected
     assert expected["up"] == (["a", "b", "c"], ["a", "b", "c"], 3, True)
+    assert expected["row up"][1:] == ("c", True) and expected["row down"][1:] == ("c", True)
     assert max(calls) >= 3  # the planned events and each step's materializations arrived as batches
     sqlite_storage.close_kept()
