@@ -3,9 +3,10 @@
 ``epic_sounds`` clips:
 
 - events = EPIC-SOUNDS segments overlapping the window (class and description; a not-categorised segment
-  is an event of unknown class, its description kept);
+  is an event of unknown class, its description kept; one with a blank description — upstream has such
+  rows — is shown as ``(not categorised)``, counted in the notes);
 - actions = EPIC-KITCHENS-100 narration segments (verb, noun, narration; an unlabelled narration is an
-  action with unknown verb and noun);
+  action with unknown verb and noun; a narration with no text is shown as ``(unlabelled)``);
 - references = the noun classes the labelled actions name (``all_noun_classes``), with the class's
   ``instances`` as synonyms;
 - links event → action where the clipped spans overlap by more than 0 s; action → reference for every
@@ -21,18 +22,32 @@ Tracks with a placeholder name (``track 87``) have no object name a caption coul
 out and counted in the notes. Times are the clipped spans relative to the window start, rounded to ms.
 Unit ids are short (``E1``, ``A1``, ``R1``, in order of start) so that a reference caption reads like a
 reply; every unit keeps the source row id beside it.
+
+Every unit's label is text a caption can give back: not empty after the label rules' normalisation
+(:func:`.labels.normalise`), so the oracle's rendering of the reference agrees with it by the same-text
+rule. :func:`validate_structure` checks it (``reference_structure_valid``).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from .labels import normalise
 from .sources import Catalogue, Clip, is_placeholder_name, object_class
 from .structure import Structure, Unit, overlap_s
+
+NOT_CATEGORISED = "(not categorised)"   # a not-categorised sound segment with a blank description
+UNLABELLED = "(unlabelled)"             # an unlabelled narration with no text
 
 
 def _rel(clip: Clip, t) -> float:
     return round(float(t) - clip.start_s, 3)
+
+
+def _shown(text, placeholder: str) -> str:
+    """``text`` as a unit's label, or ``placeholder`` when it is missing or has nothing a caption could
+    give back (empty after normalisation: blank upstream descriptions)."""
+    return str(text) if isinstance(text, str) and normalise(text) else placeholder
 
 
 def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
@@ -50,9 +65,9 @@ def _epic_sounds(clip: Clip, rows: pd.DataFrame, cat: Catalogue) -> Structure:
     s = Structure("epic_sounds", clip.duration_s)
     sounds = _sorted(rows[rows["stream"] == "sound"])
     for i, r in enumerate(sounds.itertuples(index=False), start=1):
-        categorised = isinstance(r.sound_class, str) and bool(r.sound_class)
+        categorised = isinstance(r.sound_class, str) and bool(normalise(r.sound_class))
         s.events.append(Unit("event", f"E{i}", _rel(clip, r.start_clipped_s), _rel(clip, r.stop_clipped_s),
-                             label=r.sound_class if categorised else str(r.description),
+                             label=r.sound_class if categorised else _shown(r.description, NOT_CATEGORISED),
                              sound_class=r.sound_class if categorised else None, description=r.description,
                              source_stream="sound", source_id=str(r.row_id)))
     narr = _sorted(rows[rows["stream"] == "narration"])
@@ -63,7 +78,7 @@ def _epic_sounds(clip: Clip, rows: pd.DataFrame, cat: Catalogue) -> Structure:
         labelled = bool(r.labelled) if not pd.isna(r.labelled) else False
         verb_key = cat.verb_keys.get(int(r.verb_class)) if labelled and not pd.isna(r.verb_class) else None
         s.actions.append(Unit("action", f"A{i}", _rel(clip, r.start_clipped_s), _rel(clip, r.stop_clipped_s),
-                              label=str(r.narration) if labelled else str(r.label), description=r.narration,
+                              label=_shown(r.narration if labelled else r.label, UNLABELLED), description=r.narration,
                               verb=r.verb if labelled else None,
                               verb_class=int(r.verb_class) if labelled and not pd.isna(r.verb_class) else None,
                               noun=r.noun if labelled else None,
@@ -72,7 +87,8 @@ def _epic_sounds(clip: Clip, rows: pd.DataFrame, cat: Catalogue) -> Structure:
                               source_stream="narration", source_id=str(r.row_id)))
         classes = [int(c) for c in r.all_noun_classes] if labelled else []
         for c, name in zip(classes, list(r.all_nouns)):
-            noun_names.setdefault(c, str(name))
+            if normalise(name):                 # else the catalogue's name of the class
+                noun_names.setdefault(c, str(name))
         action_nouns.append(classes)
     for classes in action_nouns:
         for c in classes:
@@ -96,6 +112,10 @@ def _epic_sounds(clip: Clip, rows: pd.DataFrame, cat: Catalogue) -> Structure:
         s.notes.append(f"{unlabelled} of {len(s.actions)} actions are unlabelled narrations (times only)")
     if uncategorised:
         s.notes.append(f"{uncategorised} of {len(s.events)} events are not categorised (description only)")
+    undescribed = sum(1 for e in s.events if e.label == NOT_CATEGORISED)
+    if undescribed:
+        s.notes.append(f"{undescribed} of the not-categorised events have a blank description upstream: "
+                       f"shown as {NOT_CATEGORISED!r} (no caption text agrees with them but that one; times count)")
     return s
 
 
@@ -128,8 +148,8 @@ def _hd_epic(clip: Clip, rows: pd.DataFrame, cat: Catalogue) -> Structure:
 
 
 def validate_structure(s: Structure) -> list[str]:
-    """Problems of a reference structure (empty when valid): ids unique, spans inside the clip and of
-    positive length, links between existing units of the right kinds, event→action links overlapping."""
+    """Problems of a reference structure (empty when valid): ids unique, labels not empty after
+    normalisation, spans inside the clip and of positive length, links between existing units of the right kinds, event→action links overlapping."""
     problems = []
     index: dict[str, Unit] = {}
     for kind in ("event", "action", "reference"):
@@ -137,6 +157,9 @@ def validate_structure(s: Structure) -> list[str]:
             if u.id in index:
                 problems.append(f"duplicate id {u.id}")
             index[u.id] = u
+            if not normalise(u.label):
+                problems.append(f"{u.id} ({u.source_id}): label {u.label!r} is empty after normalisation: "
+                                "no caption text could agree with it")
             if kind != "reference" and not (0 <= u.start_s < u.stop_s <= s.duration_s + 1e-9):
                 problems.append(f"{u.id} ({u.source_id}): span {u.start_s}-{u.stop_s} is not inside 0-{s.duration_s}")
     for a, b in s.links:
