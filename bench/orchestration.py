@@ -1,7 +1,7 @@
 """Benchmark: what Dagster orchestration costs over the same computation as plain function calls.
 
 Materializes every bundled clip (``data/clips.csv``) through Dagster — ``orchestrate.run_pipeline`` into a
-temporary instance (``dagster.instance_for_test``), on a temporary copy of the project's
+temporary instance (``dagster.instance_for_test``, with the storage of the project's ``dagster.yaml``), on a temporary copy of the project's
 ``data/annotations`` and ``data/clips.csv`` (``EPIC_LEVELS_HOME`` points at the copy, so the real ``data/``
 folder is untouched) — and through ``pipeline.run_core`` in the same process, with the offline responders
 only (no model calls: model and API-key variables are cleared for this process; no media, so media
@@ -52,6 +52,7 @@ from epic_levels_pipeline.annotations.readers import load_annotations  # noqa: E
 from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: E402
 from epic_levels_pipeline.annotations.clips import all_windows, read_manifest  # noqa: E402
 from epic_levels_pipeline.defs.partitions import MAX_CLIPS_PER_RUN  # noqa: E402
+from epic_levels_pipeline.defs.sqlite_storage import instance_config  # noqa: E402
 from epic_levels_pipeline.orchestrate import load_definitions, run_pipeline  # noqa: E402
 from epic_levels_pipeline.pipeline import run_core  # noqa: E402
 from epic_levels_pipeline.settings import Paths  # noqa: E402
@@ -156,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         if profiler:
             profiler.enable()
-        with dg.instance_for_test() as instance:
+        with dg.instance_for_test(overrides=instance_config(str(paths.data / "dagster" / "storage"))) as instance:
             report = run_pipeline(paths, instance=instance, run_config=QUIET, log=lambda *_: None,
                                   selection=None if args.full_graph else SAME_AS_CORE)
         if profiler:

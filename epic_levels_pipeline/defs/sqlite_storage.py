@@ -16,19 +16,37 @@ So in each process that loads the definitions (the run worker, ``epic-levels run
 
 Nothing about what is stored changes: the same rows, in the same files, read the same way by the UI.
 Postgres storage (``deploy/distributed/``) is untouched.
+
+``SqliteStorage`` (the project's ``dagster.yaml`` storage, and the benchmark's temporary instances) is Dagster's
+SQLite storage, same folders and tables, whose event log also stores a batch of asset events in one
+transaction per database instead of two connections per event. Dagster hands a storage such batches when
+``DAGSTER_EVENT_BATCH_SIZE`` is set (which this storage does, unless it is already set): the planned events
+of a run's partitions and assets, and the materializations of a step's partitions. Each event is stored as
+``store_event`` stores it (a row in the run's database, its copy and tags in the index database), in the same
+order; only the connections and commits are shared, and each asset's row in the index (its last
+materialization, last run) is written once per batch with the values the last of its events leaves.
 """
 
 from __future__ import annotations
 
 import atexit
+import os
 import sqlite3
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from dagster._core.errors import DagsterInvariantViolationError
+from dagster._core.events import ASSET_EVENTS, EVENT_TYPE_TO_PIPELINE_RUN_STATUS
+from dagster._core.storage.event_log import SqliteEventLogStorage
+from dagster._core.storage.event_log.schema import AssetKeyTable
+from dagster._core.storage.sqlalchemy_compat import db_result
+from dagster._core.storage.sqlite_storage import DagsterSqliteStorage, _event_logs_directory
 from sqlalchemy import event
+from sqlalchemy import exc as db_exc
 from sqlalchemy.engine import Engine
 
+EVENT_BATCH_SIZE = "1000"  # events Dagster buffers per batch before it hands them to the storage
 MAX_KEPT = 16  # database files held open per process (the run storage, the index shard, recent runs)
 
 _kept: OrderedDict[str, sqlite3.Connection] = OrderedDict()
@@ -87,3 +105,86 @@ def install() -> None:
         event.listen(Engine, "connect", _on_connect)
         atexit.register(close_kept)
         _installed = True
+
+
+def _batchable(entry) -> bool:
+    """An asset event (planned, materialization, observation, failure): one row in the run's database, one in
+    the index database with its tags and asset row; nothing else to store."""
+    kind = entry.dagster_event_type if entry.is_dagster_event else None
+    return kind in ASSET_EVENTS and kind not in EVENT_TYPE_TO_PIPELINE_RUN_STATUS
+
+
+class BatchedSqliteEventLogStorage(SqliteEventLogStorage):
+    """Dagster's SQLite event log, storing a batch of asset events in one transaction per database."""
+
+    def store_event_batch(self, events) -> None:
+        chunk: list = []
+        for entry in events:
+            if _batchable(entry):
+                chunk.append(entry)
+                continue
+            self._store_asset_events(chunk)
+            chunk = []
+            self.store_event(entry)
+        self._store_asset_events(chunk)
+
+    def _store_asset_events(self, events: list) -> None:
+        if len(events) < 2:
+            for entry in events:
+                self.store_event(entry)
+            return
+        statements = [self.prepare_insert_event(entry) for entry in events]
+        for run_id in dict.fromkeys(entry.run_id for entry in events):
+            with self.run_connection(run_id) as conn:
+                for entry, statement in zip(events, statements):
+                    if entry.run_id == run_id:
+                        conn.execute(statement)
+        with self.index_transaction() as conn:
+            event_ids = []
+            for statement in statements:
+                with db_result(conn, statement) as result:
+                    event_ids.append(result.inserted_primary_key[0])
+            if any(event_id is None for event_id in event_ids):
+                raise DagsterInvariantViolationError("Cannot store asset event tags for null event id.")
+            self._store_asset_event_tags(conn, events, event_ids)
+            self._store_asset_rows(conn, events, event_ids)
+
+    def _store_asset_rows(self, conn, events: list, event_ids: list) -> None:
+        """Each asset's row as storing the events one by one leaves it: per column, the value of the last
+        event that sets it (which columns an event sets depends only on its type, so only the last event of
+        each type per asset is looked at); one insert or update per asset instead of one per event."""
+        with_index_cols = self._has_asset_key_index_cols_on_connection(conn)
+        last: dict = {}
+        for i, entry in enumerate(events):
+            if entry.dagster_event.asset_key:
+                last[(entry.dagster_event.asset_key.to_string(), entry.dagster_event_type)] = i
+        rows: dict = {}
+        for (asset_key, _kind), i in sorted(last.items(), key=lambda item: item[1]):
+            rows.setdefault(asset_key, {}).update(self._get_asset_entry_values(events[i], event_ids[i], with_index_cols))
+        for asset_key, values in rows.items():
+            if not values:
+                continue
+            try:
+                conn.execute(AssetKeyTable.insert().values(asset_key=asset_key, **values))
+            except db_exc.IntegrityError:
+                conn.execute(AssetKeyTable.update().values(**values).where(AssetKeyTable.c.asset_key == asset_key))
+
+
+class SqliteStorage(DagsterSqliteStorage):
+    """Dagster's SQLite storage (``storage: sqlite:`` in ``dagster.yaml``, same ``base_dir`` layout) with the
+    batched event log. Turns Dagster's event batching on in the process that uses it."""
+
+    def __init__(self, base_dir: str, inst_data=None):
+        super().__init__(base_dir, inst_data=inst_data)
+        self._event_log_storage = BatchedSqliteEventLogStorage(_event_logs_directory(base_dir))
+        os.environ.setdefault("DAGSTER_EVENT_BATCH_SIZE", EVENT_BATCH_SIZE)
+
+    @classmethod
+    def from_config_value(cls, inst_data, config_value) -> "SqliteStorage":
+        return cls.from_local(inst_data=inst_data, **config_value)
+
+
+def instance_config(base_dir: str) -> dict:
+    """The ``storage`` entry of an instance config (``dagster.yaml``, ``instance_for_test(overrides=...)``)
+    for ``SqliteStorage`` under ``base_dir``."""
+    return {"storage": {"custom": {"module": __name__, "class": "SqliteStorage", "config": {"base_dir": base_dir}}}}
