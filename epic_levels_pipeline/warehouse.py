@@ -81,8 +81,9 @@ class TableStore:
         return target
 
 
-def write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    """Write atomically: a failed write never replaces a good file."""
+def write_parquet(frame: pd.DataFrame, path: Path) -> pa.Table:
+    """Write atomically: a failed write never replaces a good file. Returns the Arrow table written (its
+    ``to_pandas()`` is what reading the file gives)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
@@ -93,13 +94,19 @@ def write_parquet(frame: pd.DataFrame, path: Path) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+    return table
 
 
 def read_parquet(paths: list[Path]) -> pd.DataFrame:
-    frames = [pq.read_table(p).to_pandas() for p in paths if p.exists()]
-    frames = [f for f in frames if len(f.columns)]
-    if not frames:
+    """The files' rows as one frame (files without columns left out). Files of one schema (a per-clip
+    table's clips) are concatenated as Arrow tables and converted once; otherwise each file's frame is
+    converted and the frames concatenated (pandas reconciles their dtypes)."""
+    tables = [t for t in (pq.read_table(p) for p in paths if p.exists()) if t.num_columns]
+    if not tables:
         return pd.DataFrame()
+    if len(tables) > 1 and all(t.schema.equals(tables[0].schema, check_metadata=True) for t in tables[1:]):
+        return pa.concat_tables(tables).to_pandas()
+    frames = [t.to_pandas() for t in tables]
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 

@@ -49,7 +49,9 @@ class TableIOManager(dg.ConfigurableIOManager):
     mapping (one clip or a batch), written clip by clip; a per-clip input marked ``by_clip``
     (``partitions.clip_in``) is loaded the same way. Loading a partitioned asset into an unpartitioned one
     concatenates every materialized clip and logs the clips that have none. Every file (a clip's, a
-    table's, the catalogue) is read once per run while it is unchanged and kept only until the run ends.
+    table's, the catalogue) is read once per run while it is unchanged and kept only until the run ends; a
+    table the run wrote is not read back at all: the Arrow table written is converted, which gives the frame
+    reading the file gives.
     """
 
     root: str = ""
@@ -79,11 +81,12 @@ class TableIOManager(dg.ConfigurableIOManager):
                 if missing or not isinstance(obj, dict):
                     raise dg.Failure(f"{name}: the step returned no value for clips {missing or keys}")
             for key in keys:
-                write_parquet(frames[key], self._path(name, key))  # views: the `warehouse` asset's
+                path = self._path(name, key)
+                self._written(path, write_parquet(frames[key], path))  # views: the `warehouse` asset's
             return
         path = self._path(name, None)
         if isinstance(obj, pd.DataFrame):
-            write_parquet(obj, path)  # the warehouse view is the `warehouse` asset's (the one writer)
+            self._written(path, write_parquet(obj, path))  # the warehouse view is the `warehouse` asset's
         else:
             path = self.store.object_path(name)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -91,14 +94,21 @@ class TableIOManager(dg.ConfigurableIOManager):
             tmp.write_bytes(pickle.dumps(obj))
             tmp.replace(path)
 
+    def _written(self, path: Path, table) -> None:
+        """Remember the Arrow table just written to ``path``: a later step of the run that reads the file
+        while it is unchanged converts that table (what reading the file gives) instead of reading it."""
+        self._loaded[str(path)] = ((_version(path),), _Written(table))
+
     def _cached(self, key: str, paths: list[Path], read):
         """``read()`` of the stored files ``paths``, once per run while none of them changes (several steps of
         a run read the same clip files and tables); one entry per ``key``. A frame is handed out as a
         copy-on-write copy, so a step that changes its input never changes what the next step reads."""
-        version = tuple((s.st_mtime_ns, s.st_size) if (s := _stat(p)) else None for p in paths)
+        version = tuple(_version(p) for p in paths)
         entry = self._loaded.get(key)
         if entry is None or entry[0] != version:
             entry = self._loaded[key] = (version, read())
+        elif isinstance(entry[1], _Written):
+            entry = self._loaded[key] = (version, entry[1].table.to_pandas())
         value = entry[1]
         return value.copy(deep=False) if isinstance(value, pd.DataFrame) else value
 
@@ -123,11 +133,22 @@ class TableIOManager(dg.ConfigurableIOManager):
         return self._cached(str(path), [path], lambda: read_parquet([path]))
 
 
-def _stat(path: Path):
+def _version(path: Path):
+    """What tells a stored file's versions apart: (mtime, size), None while it does not exist."""
     try:
-        return path.stat()
+        stat = path.stat()
     except FileNotFoundError:
         return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+class _Written:
+    """An Arrow table the IO manager wrote in this run, converted to a frame when a step first reads it."""
+
+    __slots__ = ("table",)
+
+    def __init__(self, table):
+        self.table = table
 
 
 def default_resources(root: str = "") -> dict:

@@ -2,6 +2,7 @@
 
 import dagster as dg
 import pandas as pd
+import pyarrow.parquet as pq
 
 from epic_levels_pipeline.defs import resources
 from epic_levels_pipeline.defs.partitions import BY_CLIP, clip_partitions
@@ -62,3 +63,47 @@ def test_clip_files_are_read_once_per_run(tmp_path, monkeypatch):
     together = [manager.load_input(context(False)) for _ in range(2)][-1]
     assert sorted(together["i"].tolist()) == [0, 1]
     assert len(reads) == len(CLIPS) + 1
+
+
+def test_a_table_written_in_the_run_is_not_read_back_and_loads_as_its_file(tmp_path, monkeypatch):
+    reads = _counting_reads(monkeypatch)
+    manager = resources.TableIOManager(root=str(tmp_path))
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(clip_partitions.name, CLIPS)
+    frames = {key: pd.DataFrame({"clip": [key, key], "i": [i, None], "options": [["a", "b"], []],
+                                 "ok": pd.array([True, None], dtype="boolean"), "x": [0.5, float("nan")]})
+              for i, key in enumerate(CLIPS)}
+    out = dg.build_output_context(asset_key=dg.AssetKey("questions"), partition_key=None,
+                                  asset_partitions_def=clip_partitions, instance=instance,
+                                  asset_partition_key_range=dg.PartitionKeyRange(CLIPS[0], CLIPS[-1]))
+    manager.handle_output(out, frames)
+    context = dg.build_input_context(asset_key=dg.AssetKey("questions"), partition_key=None,
+                                     asset_partitions_def=clip_partitions, instance=instance,
+                                     asset_partition_key_range=dg.PartitionKeyRange(CLIPS[0], CLIPS[-1]),
+                                     definition_metadata={BY_CLIP: True})
+    loaded = manager.load_input(context)
+    assert not reads
+    for key, path in ((k, TableStore(tmp_path / "data" / "assets").path("questions", k)) for k in CLIPS):
+        pd.testing.assert_frame_equal(loaded[key], pq.read_table(path).to_pandas(), check_exact=True)
+    loaded[CLIPS[0]]["i"] = 7  # a step's change stays private
+    assert manager.load_input(context)[CLIPS[0]]["i"].iloc[0] == 0
+    write_parquet(pd.DataFrame({"clip": ["other"]}), TableStore(tmp_path / "data" / "assets").path("questions", CLIPS[1]))
+    assert manager.load_input(context)[CLIPS[1]]["clip"].tolist() == ["other"]  # changed since: read again
+    assert len(reads) == 1
+
+
+def test_many_files_read_as_one_frame_equal_the_concatenated_frames(tmp_path):
+    def concatenated(paths):  # what reading file by file gives
+        frames = [f for f in (pq.read_table(p).to_pandas() for p in paths) if len(f.columns)]
+        return pd.concat(frames, ignore_index=True)
+
+    same = []
+    for i in range(3):
+        same.append(tmp_path / f"same{i}.parquet")
+        write_parquet(pd.DataFrame({"k": [f"c{i}"] * (i + 1), "n": range(i + 1), "opts": [["a"]] * (i + 1),
+                                    "b": pd.array([True] * (i + 1), dtype="boolean")}), same[-1])
+    pd.testing.assert_frame_equal(resources.read_parquet(same), concatenated(same), check_exact=True)
+    mixed = [*same, tmp_path / "other.parquet", tmp_path / "empty.parquet", tmp_path / "missing.parquet"]
+    write_parquet(pd.DataFrame({"k": [None], "n": [1.5]}), mixed[3])  # other types: frames reconciled by pandas
+    write_parquet(pd.DataFrame(), mixed[4])  # no columns: left out
+    pd.testing.assert_frame_equal(resources.read_parquet(mixed), concatenated(mixed[:5]), check_exact=True)
