@@ -98,8 +98,8 @@ def annotations_from(tables: dict[str, pd.DataFrame]) -> Annotations:
 def clip_annotations(context: dg.AssetExecutionContext, sounds: pd.DataFrame, narrations: pd.DataFrame,
                      activities: pd.DataFrame, recipe_steps: pd.DataFrame, object_tracks: pd.DataFrame):
     """One interval join per table for every clip of the run. The content hash of a clip's rows is its
-    data version when the run holds one clip, and is in the metadata either way (``content_hash``, or
-    ``content_hashes`` by clip for a batch, whose partitions share one metadata)."""
+    data version when the run holds one clip, and is in its materialization's metadata either way
+    (``content_hash``; a batch's partitions share one data version)."""
     keys = clip_keys(context)
     tables = {"sounds": sounds, "narrations": narrations, "activities": activities, "recipe_steps": recipe_steps,
               "object_tracks": object_tracks}
@@ -111,17 +111,15 @@ def clip_annotations(context: dg.AssetExecutionContext, sounds: pd.DataFrame, na
         digests[key] = content_hash(rows)
         meta = clip_table_metadata(rows, ["stream", "row_id", "label", "start_s", "stop_s", "start_clipped_s",
                                           "stop_clipped_s"], 12, batch=batch, first=not per_clip)
-        if not batch:  # a batch's shared metadata keeps counts and the hashes by clip (batch_metadata)
+        meta["content_hash"] = digests[key]
+        if not batch:  # a batch's clips keep their counts and hashes (batch_metadata)
             per_stream = rows.groupby(["stream", "in_window"]).size().rename("rows").reset_index() if len(rows) else pd.DataFrame()
             meta.update({
                 "dataset": clip.dataset, "video_id": clip.video_id, "window": f"{clip.start_s:g}-{clip.end_s:g} s",
                 "rows_by_stream": dg.MetadataValue.md(markdown_table(per_stream)),
                 "known_gaps": dg.MetadataValue.md("\n".join(f"- {g}" for g in gaps(clip, rows)) or "_(none)_"),
-                "content_hash": digests[key],
             })
         per_clip[key] = meta
     if len(keys) == 1:
         return dg.Output(by_clip, metadata=per_clip[keys[0]], data_version=dg.DataVersion(digests[keys[0]]))
-    meta = batch_metadata(per_clip)
-    meta["content_hashes"] = dg.MetadataValue.json(digests)
-    return dg.Output(by_clip, metadata=meta)
+    return dg.Output(by_clip, metadata=batch_metadata(per_clip, context))

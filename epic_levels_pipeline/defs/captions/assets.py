@@ -53,7 +53,7 @@ def caption_references(context: dg.AssetExecutionContext, clip_annotations: dict
     if problems:
         raise dg.Failure(description=f"{len(problems)} problem(s) in the reference structure of {', '.join(frames)}; "
                                      "the last good one is kept", metadata={"problems": _bullets(problems)})
-    yield dg.Output(frames, metadata={**batch_metadata(metas), "notes": _bullets(notes)})
+    yield dg.Output(frames, metadata={**batch_metadata(metas, context), "notes": _bullets(notes)})
 
 
 @dg.asset(
@@ -89,7 +89,7 @@ def caption_responses(context: dg.AssetExecutionContext, project: ProjectResourc
             metas[key] = _responses_metadata(out, calls, batch=len(keys) > 1, first=not metas)
     finally:
         cache.close()
-    return dg.Output(outs, metadata=batch_metadata(metas))
+    return dg.Output(outs, metadata=batch_metadata(metas, context))
 
 
 def _responses_metadata(out: pd.DataFrame, calls: list[dict], *, batch: bool = False, first: bool = True) -> dict:
@@ -146,8 +146,8 @@ def caption_alignments(context: dg.AssetExecutionContext, project: ProjectResour
                 "unparsed_reasons": dg.MetadataValue.md(counts_markdown(unparsed["parse_error"].fillna("").value_counts().to_dict()))}
     finally:
         cache.close()
-    yield dg.Output(aligned, output_name="caption_alignments", metadata=batch_metadata(meta_a))
-    yield dg.Output(scores, output_name="caption_response_scores", metadata=batch_metadata(meta_s))
+    yield dg.Output(aligned, output_name="caption_alignments", metadata=batch_metadata(meta_a, context, "caption_alignments"))
+    yield dg.Output(scores, output_name="caption_response_scores", metadata=batch_metadata(meta_s, context, "caption_response_scores"))
 
 
 @dg.asset(

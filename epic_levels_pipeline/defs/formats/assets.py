@@ -58,4 +58,4 @@ def items(context: dg.AssetExecutionContext, project: ProjectResource, questions
     failed = [name for name, found in problems.items() if found]
     if failed:
         raise dg.Failure(description=f"items of {', '.join(frames)} failed blocking checks {failed}; the last good items are kept")
-    yield dg.Output(frames, metadata=batch_metadata(metas))
+    yield dg.Output(frames, metadata=batch_metadata(metas, context))

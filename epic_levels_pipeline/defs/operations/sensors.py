@@ -23,8 +23,8 @@ Each tick (every 30 s; on by default):
    (one run, keyed by the fingerprint) and the clips wait for a tick where the tables carry the new
    fingerprint, so no clip reads stale tables.
 3. With the tables current, the content hash of every clip's overlapping rows is compared with the hash
-   its latest ``clip_annotations`` materialization recorded (its data version, or ``content_hashes`` of a
-   batch); the clips whose hash differs run their whole per-clip chain (``clip_chain_job``), one run per
+   its latest ``clip_annotations`` materialization recorded (its ``content_hash``, else its data version);
+   the clips whose hash differs run their whole per-clip chain (``clip_chain_job``), one run per
    batch of up to ``MAX_CLIPS_PER_RUN`` consecutive partitions (run key = first clip + hash + change
    number); a single changed clip runs alone. The cross-clip tables follow through their automation
    conditions; unchanged clips are untouched. An annotation error skips this step but keeps any re-score
@@ -130,9 +130,14 @@ def recorded_hashes(instance: dg.DagsterInstance, known: dict[str, str], after_s
 
 
 def _content_hash(materialization, partition_key: str | None) -> str | None:
-    """A clip's content hash from its materialization: ``content_hashes`` of a batch, else its data version."""
+    """A clip's content hash from its materialization: its ``content_hash`` (``content_hashes`` by clip in a
+    batch's materializations stored before each clip had its own), else its data version."""
     if materialization is None:
         return None
+    own = materialization.metadata.get("content_hash")
+    own = getattr(own, "value", own)
+    if isinstance(own, str) and own:
+        return own
     batch = materialization.metadata.get("content_hashes")
     batch = getattr(batch, "value", batch)
     if isinstance(batch, dict) and partition_key in batch:

@@ -99,8 +99,8 @@ def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig,
         raise dg.Failure(description=f"{len(issues)} question(s) failed blocking checks for {', '.join(questions)}; "
                                      "the last good question bank is kept", metadata={"problems": dg.MetadataValue.md(
                                          "\n".join(f"- {p}" for p in issues)[:20000])})
-    yield dg.Output(questions, output_name="questions", metadata=batch_metadata(meta_q))
-    yield dg.Output(pools, output_name="distractor_pools", metadata=batch_metadata(meta_p))
+    yield dg.Output(questions, output_name="questions", metadata=batch_metadata(meta_q, context, "questions"))
+    yield dg.Output(pools, output_name="distractor_pools", metadata=batch_metadata(meta_p, context, "distractor_pools"))
     rates = shortcut_rates(pd.concat(list(questions.values()), ignore_index=True))
     fixed = rates[(rates["level"] != "L1") & (rates["distractor_strategy"] != "absent_from_clip")]
     leaky = fixed[fixed["presence_oracle_rate"] > fixed["chance"] + SHORTCUT_MARGIN]

@@ -35,7 +35,7 @@ def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, eval
             context.log.info(f"{clip.key}: media conditions skipped: {media.reason}")
         metas[key] = {"status": media.status, "reason": media.reason or "", "duration_s": media.duration_s or 0.0,
                       **clip_table_metadata(frames[key], batch=len(keys) > 1, first=not metas)}
-    return dg.Output(frames, metadata=batch_metadata(metas))
+    return dg.Output(frames, metadata=batch_metadata(metas, context))
 
 
 @dg.asset(
@@ -71,7 +71,7 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
             metas[key] = _responses_metadata(out, call_stats, batch=len(keys) > 1, first=not metas)
     finally:
         cache.close()
-    return dg.Output(outs, metadata=batch_metadata(metas))
+    return dg.Output(outs, metadata=batch_metadata(metas, context))
 
 
 def _responses_metadata(out: pd.DataFrame, call_stats: dict, *, batch: bool = False, first: bool = True) -> dict:

@@ -45,7 +45,7 @@ def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evalua
             metas[key] = meta
     finally:
         cache.close()
-    return dg.Output(frames, metadata=batch_metadata(metas))
+    return dg.Output(frames, metadata=batch_metadata(metas, context))
 
 
 def main_table(scores: pd.DataFrame) -> pd.DataFrame:
