@@ -34,6 +34,7 @@ import os
 import sqlite3
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from pathlib import Path
 
 from dagster._core.errors import DagsterInvariantViolationError
@@ -41,10 +42,12 @@ from dagster._core.events import ASSET_EVENTS, EVENT_TYPE_TO_PIPELINE_RUN_STATUS
 from dagster._core.storage.event_log import SqliteEventLogStorage
 from dagster._core.storage.event_log.schema import AssetKeyTable
 from dagster._core.storage.sqlalchemy_compat import db_result
+from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
 from dagster._core.storage.sqlite_storage import DagsterSqliteStorage, _event_logs_directory
-from sqlalchemy import event
+from sqlalchemy import create_engine, event
 from sqlalchemy import exc as db_exc
 from sqlalchemy.engine import Engine
+from sqlalchemy.pool import QueuePool
 
 EVENT_BATCH_SIZE = "1000"  # events Dagster buffers per batch before it hands them to the storage
 MAX_KEPT = 16  # database files held open per process (the run storage, the index shard, recent runs)
@@ -115,7 +118,55 @@ def _batchable(entry) -> bool:
 
 
 class BatchedSqliteEventLogStorage(SqliteEventLogStorage):
-    """Dagster's SQLite event log, storing a batch of asset events in one transaction per database."""
+    """Dagster's SQLite event log, storing a batch of asset events in one transaction per database, through
+    one engine per database file that keeps its connection (Dagster's creates an engine and a connection for
+    every read and write, and disposes of them). As in Dagster's, every use of a connection holds the
+    storage's lock, so one connection per file serves every thread; the engines of the last ``MAX_KEPT``
+    files are kept (Dagster's first set-up of a file opens a second one for a moment), and all are disposed
+    of when the storage is wiped or disposed of."""
+
+    @contextmanager
+    def _connect(self, shard: str):
+        with self._db_lock:
+            engine = self._engines_by_shard().get(shard)
+            if engine is None:
+                engine = self._new_engine(shard)
+            if shard not in self._initialized_dbs:
+                self._initdb(engine)
+                self._initialized_dbs.add(shard)
+            with engine.connect() as conn:
+                with conn.begin():
+                    yield conn
+
+    def _engines_by_shard(self) -> OrderedDict:
+        engines = self.__dict__.get("_engines")
+        if engines is None:
+            engines = self.__dict__["_engines"] = OrderedDict()
+        return engines
+
+    def _new_engine(self, shard: str) -> Engine:
+        engines = self._engines_by_shard()
+        engine = engines[shard] = create_engine(
+            self.conn_string_for_shard(shard), poolclass=QueuePool, pool_size=1, max_overflow=4,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False})
+        while len(engines) > MAX_KEPT:
+            engines.popitem(last=False)[1].dispose()
+        return engine
+
+    def _dispose_engines(self) -> None:
+        engines = self._engines_by_shard()
+        while engines:
+            engines.popitem(last=False)[1].dispose()
+
+    def wipe(self) -> None:
+        with self._db_lock:
+            self._dispose_engines()
+        super().wipe()
+
+    def dispose(self) -> None:
+        with self._db_lock:
+            self._dispose_engines()
+        super().dispose()
 
     def store_event_batch(self, events) -> None:
         chunk: list = []

@@ -112,3 +112,25 @@ def test_batched_event_log_stores_what_the_plain_one_does(tmp_path, monkeypatch)
     assert expected["row up"][2] and expected["row down"][2]  # the last run is recorded on each asset row
     assert max(calls) >= 3  # the planned events and each step's materializations arrived as batches
     sqlite_storage.close_kept()
+
+
+def test_batched_event_log_keeps_one_engine_per_database(tmp_path, monkeypatch):
+    """Dagster's event log makes an engine and a connection per read or write; the project's keeps one engine
+    (and its connection) per database file, bounded, and lets them go when the storage is wiped."""
+    import dagster as dg
+
+    made = []
+    real = sqlite_storage.create_engine
+    monkeypatch.setattr(sqlite_storage, "create_engine", lambda url, **kw: (made.append(url), real(url, **kw))[1])
+    with dg.instance_for_test(overrides=sqlite_storage.instance_config(str(tmp_path / "storage"))) as instance:
+        storage = instance.event_log_storage
+        first = _materialize_batch(instance)
+        assert len(made) == len(set(made)) <= 3  # the index and the run's database, each once
+        assert len(storage._engines_by_shard()) <= sqlite_storage.MAX_KEPT
+        instance.wipe()  # deletes the runs' databases: their engines go with them
+        assert set(storage._engines_by_shard()) <= {"index"}
+        assert not instance.get_latest_materialization_event(dg.AssetKey("up"))
+        again = _materialize_batch(instance)  # the wiped files are made again, through new engines
+        assert again["up"] == first["up"] and again["down"] == first["down"]
+    assert not storage._engines_by_shard()  # disposed of with the instance
+    sqlite_storage.close_kept()
