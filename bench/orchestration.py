@@ -8,7 +8,8 @@ only (no model calls: model and API-key variables are cleared for this process; 
 conditions of model responders would be skipped anyway). A warm-up (loading the annotations and one clip
 through the core) runs first so neither side pays for first imports and caches.
 
-Prints both wall times, the orchestration overhead as a ratio (Dagster / core) and per clip, and checks
+Prints both wall times, the orchestration overhead as a ratio (Dagster / core) and per clip (and both sides'
+CPU time, which other processes on a shared machine disturb less), and checks
 that both produce the same number of questions, items, responses and verdicts (and the same correct
 verdicts per responder).
 
@@ -154,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warm-up: {time.perf_counter() - t:.1f} s")
 
         profiler = cProfile.Profile() if args.profile else None
+        cpu = time.process_time()
         t = time.perf_counter()
         if profiler:
             profiler.enable()
@@ -163,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         if profiler:
             profiler.disable()
         dagster_s = time.perf_counter() - t
+        dagster_cpu = time.process_time() - cpu
         if profiler:
             print_profile(profiler, args.profile)
         if report.failed:
@@ -171,9 +174,11 @@ def main(argv: list[str] | None = None) -> int:
         tables = {name: materialized(paths, name) for name in ("questions", "items", "responses", "verdicts")}
         tables["scores"] = read_parquet([paths.assets / "scores.parquet"])
 
+        cpu = time.process_time()
         t = time.perf_counter()
         core = run_core(paths)
         core_s = time.perf_counter() - t
+        core_cpu = time.process_time() - cpu
 
     scope = "the whole graph" if args.full_graph else "the core's assets"
     print(f"\nDagster (run_pipeline of {scope}, {report.runs} runs in a temporary instance): {dagster_s:.1f} s")
@@ -184,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{MAX_CLIPS_PER_RUN} consecutive partitions)")
     print(f"  Dagster {dagster_s:.1f} s, core {core_s:.1f} s")
     print(f"  peak resident memory of the process (ru_maxrss): {maxrss_mib():.0f} MiB")
+    print(f"  CPU time of this process: Dagster {dagster_cpu:.1f} s, core {core_cpu:.1f} s = "
+          f"{dagster_cpu / core_cpu:.2f}x (less sensitive than wall time to other processes on a shared machine)")
     print(f"  orchestration overhead: Dagster / core = {dagster_s / core_s:.2f}x "
           f"(+{dagster_s - core_s:.1f} s, {(dagster_s - core_s) / max(len(clips), 1):.2f} s per clip, "
           f"{(dagster_s - core_s) / max(report.runs, 1):.2f} s per run)")
