@@ -225,8 +225,11 @@ def _choose_statements(q, options, truth, trues, falses, rng: random.Random) -> 
 def format_problems(items: pd.DataFrame, questions: pd.DataFrame) -> list[str]:
     """Every question has yes_no, multiple_choice, statements, open or option_judgement, open_with_reason."""
     problems = []
+    formats_of: dict = {}
+    for qid, fmt in zip(items["question_id"], items["format"]):
+        formats_of.setdefault(qid, set()).add(fmt)
     for qid in questions["question_id"]:
-        have = set(items.loc[items["question_id"] == qid, "format"])
+        have = formats_of.get(qid, set())
         missing = {"yes_no", "multiple_choice", "statements", "open_with_reason"} - have
         if not ({"open", "option_judgement"} & have):
             missing.add("open|option_judgement")

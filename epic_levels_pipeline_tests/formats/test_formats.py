@@ -88,3 +88,15 @@ def test_yes_no_truths_are_balanced_within_each_stratum(strata, seed):
     for stratum, n in total.items():
         assert abs(2 * true[stratum] - n) <= 1, (stratum, true[stratum], n)
     assert yes_no_truths(ids, seed, "epic_sounds/P01_01/0-30", by_id) == truths
+
+
+def test_format_check_names_each_question_missing_a_format(offline_bank):
+    from epic_levels_pipeline.formats.items import format_problems
+
+    questions, items = offline_bank["questions"], offline_bank["items"]
+    assert format_problems(items, questions) == []
+    first, second = questions["question_id"].iloc[0], questions["question_id"].iloc[1]
+    gone = ((items["question_id"] == first) & (items["format"] == "statements")) | (
+        (items["question_id"] == second) & items["format"].isin(["open", "option_judgement", "yes_no"]))
+    assert format_problems(items[~gone], questions) == [f"{first}: missing ['statements']",
+                                                        f"{second}: missing ['open|option_judgement', 'yes_no']"]
