@@ -98,16 +98,27 @@ def write_parquet(frame: pd.DataFrame, path: Path) -> pa.Table:
 
 
 def read_parquet(paths: list[Path]) -> pd.DataFrame:
-    """The files' rows as one frame (files without columns left out). Files of one schema (a per-clip
-    table's clips) are concatenated as Arrow tables and converted once; otherwise each file's frame is
-    converted and the frames concatenated (pandas reconciles their dtypes)."""
+    """The files' rows as one frame, in file order. Files without rows add no rows: they are left out as the
+    core's concatenation leaves out empty frames (an empty clip file, whose columns have no values to type,
+    would otherwise turn every column of the result into ``object``), unless no file has rows; files without
+    columns are left out. Consecutive files of one schema are concatenated as Arrow tables and converted
+    once, which gives the frame converting them one by one and concatenating gives."""
     tables = [t for t in (pq.read_table(p) for p in paths if p.exists()) if t.num_columns]
     if not tables:
         return pd.DataFrame()
-    if len(tables) > 1 and all(t.schema.equals(tables[0].schema, check_metadata=True) for t in tables[1:]):
-        return pa.concat_tables(tables).to_pandas()
-    frames = [t.to_pandas() for t in tables]
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    columns = list(dict.fromkeys(name for t in tables for name in t.column_names))
+    tables = [t for t in tables if t.num_rows] or tables
+    runs: list[list[pa.Table]] = []
+    for table in tables:
+        if runs and table.schema.equals(runs[-1][0].schema, check_metadata=True):
+            runs[-1].append(table)
+        else:
+            runs.append([table])
+    frames = [(pa.concat_tables(run) if len(run) > 1 else run[0]).to_pandas() for run in runs]
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    if list(frame.columns) != columns:  # a column only row-less files had stays, without values
+        frame = frame.reindex(columns=columns)
+    return frame
 
 
 def connect(path: Path, read_only: bool = False, attempts: int = 50) -> duckdb.DuckDBPyConnection:

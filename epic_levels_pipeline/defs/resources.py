@@ -48,7 +48,8 @@ class TableIOManager(dg.ConfigurableIOManager):
     failed run leaves the last good materialization in place. A per-clip output is a ``{clip_key: frame}``
     mapping (one clip or a batch), written clip by clip; a per-clip input marked ``by_clip``
     (``partitions.clip_in``) is loaded the same way. Loading a partitioned asset into an unpartitioned one
-    concatenates every materialized clip and logs the clips that have none. Every file (a clip's, a
+    concatenates every materialized clip (in one Arrow concatenation per run of files of one schema; clips
+    without rows add none, as in the core) and logs the clips that have none. Every file (a clip's, a
     table's, the catalogue) is read once per run while it is unchanged and kept only until the run ends; a
     table the run wrote is not read back at all: the Arrow table written is converted, which gives the frame
     reading the file gives.

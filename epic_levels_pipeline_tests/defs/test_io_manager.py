@@ -107,3 +107,17 @@ def test_many_files_read_as_one_frame_equal_the_concatenated_frames(tmp_path):
     write_parquet(pd.DataFrame({"k": [None], "n": [1.5]}), mixed[3])  # other types: frames reconciled by pandas
     write_parquet(pd.DataFrame(), mixed[4])  # no columns: left out
     pd.testing.assert_frame_equal(resources.read_parquet(mixed), concatenated(mixed[:5]), check_exact=True)
+
+
+def test_files_without_rows_add_no_rows_and_leave_the_types_alone(tmp_path):
+    paths = [tmp_path / f"{i}.parquet" for i in range(4)]
+    write_parquet(pd.DataFrame({"k": ["a"], "n": [1], "ok": [True]}), paths[0])
+    write_parquet(pd.DataFrame({"k": [], "n": [], "ok": [], "only_empty": []}, dtype=object), paths[1])  # an empty clip
+    write_parquet(pd.DataFrame({"k": ["b", "c"], "n": [2, 3], "ok": [False, True]}), paths[2])
+    write_parquet(pd.DataFrame({"k": ["d"], "n": [4], "ok": [True]}), paths[3])
+    frame = resources.read_parquet(paths)
+    assert frame["k"].tolist() == ["a", "b", "c", "d"] and frame["n"].tolist() == [1, 2, 3, 4]
+    assert str(frame["n"].dtype) == "int64" and str(frame["ok"].dtype) == "bool"  # not object
+    assert list(frame.columns) == ["k", "n", "ok", "only_empty"] and frame["only_empty"].isna().all()
+    only_empty = resources.read_parquet([paths[1]])
+    assert list(only_empty.columns) == ["k", "n", "ok", "only_empty"] and not len(only_empty)
