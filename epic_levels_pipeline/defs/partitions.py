@@ -15,7 +15,7 @@ import dagster as dg
 # A two-dimensional dataset x clip partitioning would create every combination, most of them invalid.
 clip_partitions = dg.DynamicPartitionsDefinition(name="clips")
 
-MAX_CLIPS_PER_RUN = 100
+MAX_CLIPS_PER_RUN = 150
 CLIP_BACKFILL = dg.BackfillPolicy.multi_run(max_partitions_per_run=MAX_CLIPS_PER_RUN)
 BY_CLIP = "by_clip"  # input metadata: load one value per clip of the run, not their concatenation
 RANGE_START = "dagster/asset_partition_range_start"
