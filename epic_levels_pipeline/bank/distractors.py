@@ -23,7 +23,7 @@ from ..annotations.catalogue import is_placeholder_name, object_class
 from ..annotations.values import CandidateValue
 from .clip_view import ClipView, _missing
 from .kinds import render, rows_where  # noqa: F401  (render: option text, used by subtypes and responders)
-from .options import ENTITY_KINDS, OptionTexts
+from .options import ENTITY_KINDS, OptionSet, OptionTexts
 
 STRATEGIES = ("absent_from_clip", "same_clip_other_moments", "shares_objects", "same_recipe_other_steps", "other_counts")
 
@@ -304,20 +304,20 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         source = _Source.of_list(source, draft, freq)
     n = len(source)
     entity = CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS
-    texts = option_texts(view.catalogue)
-    key_text = draft.answer.text
+    beside = OptionSet(option_texts(view.catalogue), draft.answer.text, entity)  # the key's text and those taken
     taken: list[Candidate] = []
     taken_at: set[int] = set()
 
     def admit(p: int) -> bool:
         cand = source.get(p)
         cand.text = cand.text or render(view, cand.value)
-        if texts.clashes_any(cand.text, [key_text] + [c.text for c in taken], entity):
+        if beside.clashes(cand.text):
             return False
         if cand.present is None:
             cand.present = view.present(cand.value)
         taken.append(cand)
         taken_at.add(p)
+        beside.add(cand.text)
         return True
 
     def take(side: list[int], want: int) -> bool:
@@ -358,6 +358,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         for design in designs:
             taken.clear()
             taken_at.clear()
+            beside.clear()
             if all(take(sides[side], want) for side, want in design.items()):
                 break
         else:

@@ -97,6 +97,35 @@ class OptionTexts:
         return ""
 
 
+class OptionSet:
+    """Option texts side by side (the first, then each one added), asking whether another may join them:
+    :meth:`OptionTexts.clashes_any` against them all. Every clash needs a shared word (equal words, nested
+    words, the same head noun), so a text with words that shares none with the texts already in clashes
+    with none of them: that is decided on the union of their words, without comparing pair by pair."""
+
+    def __init__(self, texts: OptionTexts, first: str, entity: bool = False):
+        self._texts = texts
+        self._first = first
+        self._entity = entity
+        self.clear()
+
+    def clear(self) -> None:
+        """Back to the first text alone."""
+        self._members = [self._first]
+        self._words = set(self._texts.words(self._first)[0])
+
+    def clashes(self, text: str) -> bool:
+        """Does ``text`` clash with any text in the set?"""
+        words = self._texts.words(text)[0]
+        if words and self._words.isdisjoint(words):
+            return False
+        return self._texts.clashes_any(text, self._members, self._entity)
+
+    def add(self, text: str) -> None:
+        self._members.append(text)
+        self._words.update(self._texts.words(text)[0])
+
+
 def _head(text: str) -> str:
     words = [w for w in _WORD.findall(str(text).lower()) if w not in FILLER]
     return _stem(words[-1]) if words else ""
