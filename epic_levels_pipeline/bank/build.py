@@ -109,9 +109,14 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                     continue
                 questions.append(q)
                 kept += 1
-    qframe = pd.DataFrame(questions, columns=QUESTION_COLUMNS)
-    pframe = pd.DataFrame(pool_rows, columns=POOL_COLUMNS)
-    return Bank(qframe, pframe, drops)
+    return Bank(_records_frame(questions, QUESTION_COLUMNS), _records_frame(pool_rows, POOL_COLUMNS), drops)
+
+
+def _records_frame(records: list[dict], columns: list[str]) -> pd.DataFrame:
+    """``pd.DataFrame(records, columns=columns)``, built column by column (the same frame, faster)."""
+    if not records:
+        return pd.DataFrame(records, columns=columns)
+    return pd.DataFrame({c: [r[c] for r in records] for c in columns}, columns=columns)
 
 
 def _read_inside(draft: Draft, subtype) -> str:
