@@ -27,7 +27,10 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+from pandas.arrays import ArrowStringArray
 
 from ..annotations.catalogue import Catalogue
 from .clip_view import ClipView
@@ -113,10 +116,48 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
 
 
 def _records_frame(records: list[dict], columns: list[str]) -> pd.DataFrame:
-    """``pd.DataFrame(records, columns=columns)``, built column by column (the same frame, faster)."""
+    """``pd.DataFrame(records, columns=columns)``: the same frame, built column by column, the columns whose
+    values are all strings, all bools or all ints typed directly (pandas infers the others as it would)."""
     if not records:
         return pd.DataFrame(records, columns=columns)
-    return pd.DataFrame({c: [r[c] for r in records] for c in columns}, columns=columns)
+    arrays = [_typed([r[c] for r in records]) for c in columns]
+    try:
+        return pd.DataFrame._from_arrays(arrays, columns=pd.Index(columns), index=pd.RangeIndex(len(records)),
+                                         verify_integrity=False)
+    except (AttributeError, TypeError):  # the private constructor moved: the public one
+        return pd.DataFrame(dict(zip(columns, arrays)), columns=columns)
+
+
+def _inferred_str_dtype():
+    """The dtype pandas infers for a column of strings when it is Arrow-backed ``str`` (pandas 3), else None."""
+    dtype = pd.Series(["a"]).dtype
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return None
+    try:
+        probe = ArrowStringArray(pa.chunked_array([pa.array(["a"], type=pa.large_string())]), dtype=dtype)
+        same = pd.array(["a"], dtype=dtype)._pa_array.type == probe._pa_array.type
+    except (AttributeError, TypeError):  # another pandas: let it infer
+        return None
+    return dtype if same and pd.Series(probe).equals(pd.Series(["a"])) else None
+
+
+_STR = _inferred_str_dtype()
+
+
+def _typed(values: list):
+    """A column's values as the array pandas would infer for them."""
+    if _STR is not None and all(type(v) is str for v in values):
+        return ArrowStringArray(pa.chunked_array([pa.array(values, type=pa.large_string())]), dtype=_STR)
+    if all(type(v) is bool for v in values):
+        return np.array(values, dtype=bool)
+    if all(type(v) is int for v in values) and -2**63 <= min(values) and max(values) < 2**63:
+        return np.array(values, dtype=np.int64)
+    if all(type(v) is list for v in values):  # lists stay objects (one per cell, never a 2-d array)
+        out = np.empty(len(values), dtype=object)
+        for i, v in enumerate(values):
+            out[i] = v
+        return out
+    return pd.Series(values)._values
 
 
 def _read_inside(draft: Draft, subtype) -> str:
