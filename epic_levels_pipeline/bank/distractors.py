@@ -212,6 +212,13 @@ def _other_moments(view: ClipView, draft) -> list[Candidate]:
 
 
 def _shares_objects(view: ClipView, draft) -> list[Candidate]:
+    sharing = view.memo("shares_objects", lambda: _sharing_activities(view))
+    return [Candidate(value, "", "shares_objects", True, list(rows), note) for value, rows, note in sharing]
+
+
+def _sharing_activities(view: ClipView) -> list[tuple[str, list[str], str]]:
+    """(value, rows, note) of the activity labels, not the window's own, whose objects are moved in the clip
+    (they depend on the clip only: worked out once per view, made into candidates per draft)."""
     out = []
     window_labels = set(view.activities["label"].tolist())
     t = view.catalogue.derived("distractor_tables", _tables)["activity"]
@@ -221,8 +228,7 @@ def _shares_objects(view: ClipView, draft) -> list[Candidate]:
         if label in window_labels:
             continue
         shared = sorted(t.objects[i] & view.present_objects)
-        out.append(Candidate(f"activity:{label}", "", "shares_objects", True, list(t.rows[i]),
-                             "shares objects: " + ", ".join(shared[:4])))
+        out.append((f"activity:{label}", t.rows[i], "shares objects: " + ", ".join(shared[:4])))
     return out
 
 
