@@ -146,13 +146,14 @@ _STR = _inferred_str_dtype()
 
 def _typed(values: list):
     """A column's values as the array pandas would infer for them."""
-    if _STR is not None and all(type(v) is str for v in values):
+    types = set(map(type, values))
+    if types == {str} and _STR is not None:
         return ArrowStringArray(pa.chunked_array([pa.array(values, type=pa.large_string())]), dtype=_STR)
-    if all(type(v) is bool for v in values):
+    if types == {bool}:
         return np.array(values, dtype=bool)
-    if all(type(v) is int for v in values) and -2**63 <= min(values) and max(values) < 2**63:
+    if types == {int} and -2**63 <= min(values) and max(values) < 2**63:
         return np.array(values, dtype=np.int64)
-    if all(type(v) is list for v in values):  # lists stay objects (one per cell, never a 2-d array)
+    if types == {list}:  # lists stay objects (one per cell, never a 2-d array)
         out = np.empty(len(values), dtype=object)
         for i, v in enumerate(values):
             out[i] = v

@@ -100,8 +100,8 @@ class OptionTexts:
 class OptionSet:
     """Option texts side by side (the first, then each one added), asking whether another may join them:
     :meth:`OptionTexts.clashes_any` against them all. Every clash needs a shared word (equal words, nested
-    words, the same head noun), so a text with words that shares none with the texts already in clashes
-    with none of them: that is decided on the union of their words, without comparing pair by pair."""
+    words, the same head noun), and a text without words clashes only with another without words, so a
+    text is compared only with the texts that share one of its words (an index by word)."""
 
     def __init__(self, texts: OptionTexts, first: str, entity: bool = False):
         self._texts = texts
@@ -111,19 +111,23 @@ class OptionSet:
 
     def clear(self) -> None:
         """Back to the first text alone."""
-        self._members = [self._first]
-        self._words = set(self._texts.words(self._first)[0])
+        self._by_word: dict[str, list[str]] = {}
+        self._wordless = 0
+        self.add(self._first)
 
     def clashes(self, text: str) -> bool:
         """Does ``text`` clash with any text in the set?"""
         words = self._texts.words(text)[0]
-        if words and self._words.isdisjoint(words):
-            return False
-        return self._texts.clashes_any(text, self._members, self._entity)
+        if not words:
+            return self._wordless > 0
+        sharing = {member for word in words for member in self._by_word.get(word, ())}
+        return bool(sharing) and self._texts.clashes_any(text, sharing, self._entity)
 
     def add(self, text: str) -> None:
-        self._members.append(text)
-        self._words.update(self._texts.words(text)[0])
+        words = self._texts.words(text)[0]
+        self._wordless += not words
+        for word in words:
+            self._by_word.setdefault(word, []).append(text)
 
 
 def _head(text: str) -> str:
