@@ -115,13 +115,20 @@ class _Source:
     def of_table(cls, table: _Table, base: np.ndarray, draft, strategy: str) -> "_Source":
         """The entities at catalogue positions ``base`` (ascending) less the answer and the exclusions."""
         drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
-        idx = base[~np.isin(base, drop)] if drop else base
+        idx = np.delete(base, _found(base, drop)) if drop else base
 
         def make(p: int) -> Candidate:
             i = int(idx[p])
             return Candidate(table.values[i], "", strategy, False, list(table.rows[i]), table.note)
 
         return cls(idx, table.freq[idx], make)
+
+
+def _found(ascending: np.ndarray, values: list[int]) -> np.ndarray:
+    """Where ``values`` stand in the ascending array of distinct ints (those it holds): ``np.isin``'s hits."""
+    at = np.searchsorted(ascending, values)
+    inside = at < len(ascending)
+    return at[inside][ascending[at[inside]] == np.asarray(values)[inside]]
 
 
 def _absent_positions(view: ClipView, kind: str, t: _Table) -> np.ndarray:
@@ -339,7 +346,8 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     if rule == "uniform_rank" and has_prior(draft.answer.value):
         key_f = freq.get(draft.answer.value, 0)
         f = source.freq
-        counts = {"higher": int((f > key_f).sum()), "equal": int((f == key_f).sum()), "lower": int((f < key_f).sum())}
+        counts = {"higher": int(np.count_nonzero(f > key_f)), "equal": int(np.count_nonzero(f == key_f)),
+                  "lower": int(np.count_nonzero(f < key_f))}
         # Absent-from-clip pools hold the whole catalogue: a rank they cannot fill means the key is at the
         # corpus's extreme, and another rank would hand the prior the key. Only the clip's own pools retry.
         # Kept only if every rank could be drawn: dropping just the unlucky draws would keep the corpus's
