@@ -111,7 +111,7 @@ class OptionSet:
 
     def clear(self) -> None:
         """Back to the first text alone."""
-        self._by_word: dict[str, list[str]] = {}
+        self._by_word: dict[str, list[str]] = {}  # the texts holding each word
         self._wordless = 0
         self.add(self._first)
 
@@ -120,8 +120,10 @@ class OptionSet:
         words = self._texts.words(text)[0]
         if not words:
             return self._wordless > 0
+        if self._by_word.keys().isdisjoint(words):  # the common case, decided without a loop
+            return False
         sharing = {member for word in words for member in self._by_word.get(word, ())}
-        return bool(sharing) and self._texts.clashes_any(text, sharing, self._entity)
+        return self._texts.clashes_any(text, sharing, self._entity)
 
     def add(self, text: str) -> None:
         words = self._texts.words(text)[0]
