@@ -166,6 +166,7 @@ def _empty_rows() -> pd.DataFrame:
 _INT_COLUMNS = ("class_id", "verb_class", "noun_class", "step_number")
 _BOOL_COLUMNS = ("categorised", "labelled")
 _LIST_COLUMNS = ("all_nouns", "all_noun_classes")
+_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3  # slices share their frame's columns safely
 
 
 def _stable_types(out: pd.DataFrame, columns=None) -> None:
@@ -396,9 +397,6 @@ class ClipRowsIndex:
                 part.index = pd.RangeIndex(b - a)
                 result[clip.key] = part
         return {key: rows if rows is not None else _empty_rows() for key, rows in result.items()}
-
-
-_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
 
 
 def clips_annotations(ann: Annotations, clips: list[Clip]) -> dict[str, pd.DataFrame]:
