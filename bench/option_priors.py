@@ -7,12 +7,14 @@ configuration, and prints per subtype × distractor strategy × format (multiple
 the ``blind`` prior (picks the most frequent option) and the ``anti_prior`` (the least frequent), with
 clip-clustered 95 % intervals (``scoring.metrics.tables.prior_audit``; also clustered by video, as windows of one
 video share its kitchen), flagging groups with n ≥ 20 whose
-interval excludes chance; and the presence oracle per subtype × strategy. Also the questions kept per
+interval excludes chance, and which of those flags survive Holm's correction over every judged row (with
+some 100 rows at 95 % each, about five flags are expected by chance alone); and the presence oracle per subtype × strategy. Also the questions kept per
 dataset × level and the top drop reasons. The priors never see the clip, so they are the same under every
 condition (``no_clip`` included).
 
 Usage (from the repo root): ``python bench/option_priors.py [--windows N] [--seed S] [--source DIR]``.
-Skips cleanly (exit 0) when the staged files are absent. 300 windows per dataset take about 2 minutes.
+Skips cleanly (exit 0) when the staged files are absent. 300 windows per dataset take about 2 minutes;
+``--windows 100000`` takes every window (4,749, about 10 minutes).
 """
 
 from __future__ import annotations
@@ -39,6 +41,28 @@ from epic_levels_pipeline.formats.items import build_items  # noqa: E402
 from epic_levels_pipeline.scoring.metrics.tables import PRIOR_MIN_N, prior_audit  # noqa: E402
 
 DATASETS = ("epic_sounds", "hd_epic")
+
+
+def holm_flags(judged: pd.DataFrame, alpha: float = 0.05) -> dict[tuple, bool]:
+    """Which judged prior rows stay flagged after Holm's step-down correction over all of them: each row's
+    two-sided p is the normal approximation of its clip-clustered bootstrap interval (standard error =
+    interval width / 3.92). With some 100 rows at 95 % each, about five exclude chance by chance alone;
+    a row that survives this correction is a prior, not noise."""
+    from statistics import NormalDist
+
+    keys, ps = [], []
+    for r in judged.itertuples(index=False):
+        se = (r.ci_high - r.ci_low) / (2 * 1.959964)
+        z = abs(r.rate - r.chance) / se if se > 0 else (0.0 if r.rate == r.chance else float("inf"))
+        keys.append((r.dataset, r.subtype, r.distractor_strategy, r.format, r.prior))
+        ps.append(2 * (1 - NormalDist().cdf(z)))
+    out = dict.fromkeys(keys, False)
+    m = len(ps)
+    for rank, i in enumerate(sorted(range(m), key=ps.__getitem__)):
+        if ps[i] > alpha / (m - rank):
+            break
+        out[keys[i]] = True
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,9 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         ["dataset", "subtype", "distractor_strategy", "format"])[["n", "n_clips", "chance"]]
     print("\ntext-only priors (rate [95 % clip-clustered interval]; * = n ≥ "
           f"{PRIOR_MIN_N} and the interval excludes chance; † = also when clustered by video, as windows of one "
-          "video share its kitchen):")
-    print(f"  {'dataset · subtype · strategy · format':<72}{'n':>5}{'clips':>6}{'chance':>7}  {'blind':<22}{'anti-prior':<22}")
+          "video share its kitchen; ‡ = also after Holm's correction over every judged row):")
+    print(f"  {'dataset · subtype · strategy · format':<72}{'n':>5}{'clips':>6}{'chance':>7}  {'blind':<24}{'anti-prior':<24}")
     flagged = flagged_video = 0
+    holm = holm_flags(priors[priors["n"] >= PRIOR_MIN_N])
     for key, row in n.iterrows():
         cells = []
         for prior in ("blind", "anti_prior"):
@@ -96,10 +121,14 @@ def main(argv: list[str] | None = None) -> int:
             mark += "†" if judged and not v["ci_low"] <= row["chance"] <= v["ci_high"] else " "
             flagged += mark[0] == "*"
             flagged_video += mark[1] == "†"
+            mark += "‡" if holm.get((*key, prior), False) else " "
             cells.append(f"{rate:.2f} [{low:.2f}, {high:.2f}]{mark}")
         print(f"  {' · '.join(key):<72}{int(row['n']):>5}{int(row['n_clips']):>6}{row['chance']:>7.2f}  "
-              f"{cells[0]:<22}{cells[1]:<22}")
-    print(f"  groups flagged: {flagged} clustered by clip, {flagged_video} clustered by video")
+              f"{cells[0]:<24}{cells[1]:<24}")
+    judged_rows = int((priors["n"] >= PRIOR_MIN_N).sum())
+    print(f"  rows flagged: {flagged} clustered by clip, {flagged_video} clustered by video, of {judged_rows} judged "
+          f"(about {0.05 * judged_rows:.1f} expected by chance alone at 95 % each); "
+          f"{sum(holm.values())} after Holm's correction over the {judged_rows} (‡)")
 
     rates = shortcut_rates(q)
     print("\npresence oracle (share of questions where it singles out the key):")
