@@ -13,8 +13,11 @@ dataset × level and the top drop reasons. The priors never see the clip, so the
 condition (``no_clip`` included).
 
 Usage (from the repo root): ``python bench/option_priors.py [--windows N] [--seed S] [--source DIR]``.
-Skips cleanly (exit 0) when the staged files are absent. 300 windows per dataset take about 2 minutes;
-``--windows 100000`` takes every window (4,749, about 10 minutes).
+Skips cleanly (exit 0) when the staged files are absent. By default every window of those videos is
+audited (4,749 windows, about 5 minutes). A sample (``--windows 300``: 300 per dataset, about a minute)
+has some 100 rows at 95 % each, so several of its intervals miss the all-window value by chance: the
+seed-12 sample puts ``hd_epic · low_object_moment · same_clip_other_moments`` anti-prior at 0.32 where
+every window gives 0.25.
 """
 
 from __future__ import annotations
@@ -38,37 +41,16 @@ from epic_levels_pipeline.bank.build import build_bank  # noqa: E402
 from epic_levels_pipeline.bank.checks import option_problems, shortcut_rates  # noqa: E402
 from epic_levels_pipeline.bank.clip_view import ClipView  # noqa: E402
 from epic_levels_pipeline.formats.items import build_items  # noqa: E402
-from epic_levels_pipeline.scoring.metrics.tables import PRIOR_MIN_N, prior_audit  # noqa: E402
+from epic_levels_pipeline.scoring.metrics.tables import PRIOR_MIN_N, prior_audit, prior_shortcuts_holm  # noqa: E402
 
 DATASETS = ("epic_sounds", "hd_epic")
-
-
-def holm_flags(judged: pd.DataFrame, alpha: float = 0.05) -> dict[tuple, bool]:
-    """Which judged prior rows stay flagged after Holm's step-down correction over all of them: each row's
-    two-sided p is the normal approximation of its clip-clustered bootstrap interval (standard error =
-    interval width / 3.92). With some 100 rows at 95 % each, about five exclude chance by chance alone;
-    a row that survives this correction is a prior, not noise."""
-    from statistics import NormalDist
-
-    keys, ps = [], []
-    for r in judged.itertuples(index=False):
-        se = (r.ci_high - r.ci_low) / (2 * 1.959964)
-        z = abs(r.rate - r.chance) / se if se > 0 else (0.0 if r.rate == r.chance else float("inf"))
-        keys.append((r.dataset, r.subtype, r.distractor_strategy, r.format, r.prior))
-        ps.append(2 * (1 - NormalDist().cdf(z)))
-    out = dict.fromkeys(keys, False)
-    m = len(ps)
-    for rank, i in enumerate(sorted(range(m), key=ps.__getitem__)):
-        if ps[i] > alpha / (m - rank):
-            break
-        out[keys[i]] = True
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--source", default=str(REPO.parent / "shared" / "data"))
-    ap.add_argument("--windows", type=int, default=300, help="windows sampled per dataset")
+    ap.add_argument("--windows", type=int, default=None,
+                    help="windows sampled per dataset (default: every window of videos not in the repository)")
     ap.add_argument("--seed", type=int, default=12)
     args = ap.parse_args(argv)
     source = Path(args.source)
@@ -83,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     for ds in DATASETS:
         pool = [c for c in all_windows(ann, ds) if c.video_id not in bundled_videos]
-        sample = rng.sample(pool, min(args.windows, len(pool)))
+        sample = pool if args.windows is None else rng.sample(pool, min(args.windows, len(pool)))
         print(f"{ds}: {len(pool):,} windows of videos not in the repository; sampled {len(sample):,}")
         for clip in sample:
             rows = clip_annotations(ann, clip)
@@ -110,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
           "video share its kitchen; ‡ = also after Holm's correction over every judged row):")
     print(f"  {'dataset · subtype · strategy · format':<72}{'n':>5}{'clips':>6}{'chance':>7}  {'blind':<24}{'anti-prior':<24}")
     flagged = flagged_video = 0
-    holm = holm_flags(priors[priors["n"] >= PRIOR_MIN_N])
+    holm = {tuple(r): True for r in prior_shortcuts_holm(priors)[
+        ["dataset", "subtype", "distractor_strategy", "format", "prior"]].itertuples(index=False)}
     for key, row in n.iterrows():
         cells = []
         for prior in ("blind", "anti_prior"):
@@ -128,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     judged_rows = int((priors["n"] >= PRIOR_MIN_N).sum())
     print(f"  rows flagged: {flagged} clustered by clip, {flagged_video} clustered by video, of {judged_rows} judged "
           f"(about {0.05 * judged_rows:.1f} expected by chance alone at 95 % each); "
-          f"{sum(holm.values())} after Holm's correction over the {judged_rows} (‡)")
+          f"{len(holm)} after Holm's correction over the {judged_rows} (‡)")
 
     rates = shortcut_rates(q)
     print("\npresence oracle (share of questions where it singles out the key):")

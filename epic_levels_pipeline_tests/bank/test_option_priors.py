@@ -261,3 +261,33 @@ def test_clip_pools_draw_the_subtypes_other_answers_first(bundled):
                 checked += 1
                 mixed += any(is_peer) and not all(is_peer)
     assert checked >= 100 and mixed > 0
+
+
+def _prior_rows(rates_and_widths, n=100):
+    rows = []
+    for i, (rate, half) in enumerate(rates_and_widths):
+        low, high = rate - half, rate + half
+        rows.append({"dataset": "d", "subtype": f"s{i}", "distractor_strategy": "x", "format": "multiple_choice",
+                     "prior": "blind", "n": n, "n_clips": n, "rate": rate, "chance": 0.25, "ci_low": low,
+                     "ci_high": high, "chance_corrected": 0.0, "excludes_chance": bool(low > 0.25 or high < 0.25)})
+    return pd.DataFrame(rows)
+
+
+def test_holm_keeps_a_real_prior_and_lets_the_chance_flags_go():
+    from epic_levels_pipeline.scoring.metrics.tables import prior_shortcuts_holm
+
+    # 99 rows at chance give some intervals just missing 0.25 (what 95 % intervals do); one row is far off.
+    rows = [(0.25, 0.05)] * 94 + [(0.306, 0.05)] * 5 + [(0.45, 0.05)]
+    priors = _prior_rows(rows)
+    assert len(prior_shortcuts(priors)) == 6
+    kept = prior_shortcuts_holm(priors)
+    assert kept["rate"].tolist() == [0.45]
+    assert len(prior_shortcuts_holm(_prior_rows(rows, n=5))) == 0  # too few items to be judged
+
+
+@given(st.lists(st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 0.3)), min_size=1, max_size=30))
+def test_holm_rows_are_always_among_the_flagged_ones(rows):
+    from epic_levels_pipeline.scoring.metrics.tables import prior_shortcuts_holm
+
+    priors = _prior_rows(rows)
+    assert set(prior_shortcuts_holm(priors)["subtype"]) <= set(prior_shortcuts(priors)["subtype"])
