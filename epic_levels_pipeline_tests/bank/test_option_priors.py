@@ -291,3 +291,27 @@ def test_holm_rows_are_always_among_the_flagged_ones(rows):
 
     priors = _prior_rows(rows)
     assert set(prior_shortcuts_holm(priors)["subtype"]) <= set(prior_shortcuts(priors)["subtype"])
+
+
+def test_every_distractor_rule_builds_a_valid_bank_and_unknown_rules_are_refused(bundled):
+    """``distractor_rule`` is configuration: each rule gives a bank with valid options; the clip pools'
+    draws differ between the exchangeable default and the rank-matching rule; a misspelt rule is an error."""
+    from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
+    from epic_levels_pipeline.bank.build import build_bank
+    from epic_levels_pipeline.bank.subtypes import BankConfig
+
+    questions, _, _, (ann, cat) = bundled
+    clip_key = questions[questions["distractor_strategy"] == "same_clip_other_moments"]["clip_key"].iloc[0]
+    clip = Clip.from_key(clip_key)
+    rows = clip_annotations(ann, clip)
+    drawn = {}
+    for rule in ("exchangeable", "uniform_rank", "uniform"):
+        q = build_bank(clip, rows, cat, BankConfig(distractor_rule=rule)).questions
+        assert len(q) and option_problems(q) == []
+        fixed = q[q["distractor_strategy"] == "same_clip_other_moments"]
+        drawn[rule] = sorted(map(tuple, fixed["option_values"]))
+    assert drawn["exchangeable"] == sorted(map(tuple, questions[(questions["clip_key"] == clip_key) & (
+        questions["distractor_strategy"] == "same_clip_other_moments")]["option_values"]))  # the default
+    assert drawn["exchangeable"] != drawn["uniform_rank"]
+    with pytest.raises(ValueError, match="unknown distractor rule 'uniform-rank'"):
+        build_bank(clip, rows, cat, BankConfig(distractor_rule="uniform-rank"))
