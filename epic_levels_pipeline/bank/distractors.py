@@ -298,9 +298,8 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
       or least frequent of its kind, and keeping only its lucky draws would favour the prior — no option
       set is drawn (``shortfall`` says why; the question is dropped with that reason).
     - ``exchangeable`` (the default): ``uniform_rank`` for every strategy but the clip's own pools
-      (:data:`EXCHANGEABLE`), keeping a question only when every rank can be filled (as
-      ``absent_from_clip`` always does: with a few lucky draws kept, a prior would still find the rest).
-      In the clip's own pools the key and the distractors are things the clip holds at its moments, and what makes a text prior useless is that, given the four options, each is equally likely to be the
+      (:data:`EXCHANGEABLE`). There the key and the distractors are things the clip holds at its moments,
+      and what makes a text prior useless is that, given the four options, each is equally likely to be the
       key. So the three are drawn uniformly, the subtype's other answers in this clip (``peers``: the keys
       of its other drafts) first, and :func:`.build.build_bank` lets a clip's questions of one subtype take
       turns over their keys (each key as likely to be asked as any other). Rank stratification would be
@@ -316,9 +315,6 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     if rule not in RULES:
         raise ValueError(f"unknown distractor rule {rule!r} (known: {', '.join(RULES)})")
     peers_first = rule == "exchangeable" and strategy in EXCHANGEABLE
-    # Pools other than the clip's moments keep a question only when every rank can be filled: under the
-    # exchangeable rule all of them, under uniform_rank only absent_from_clip (the others retry ranks).
-    every_rank = strategy == "absent_from_clip" or (rule == "exchangeable" and not peers_first)
     if rule == "exchangeable" and not peers_first:
         rule = "uniform_rank"
     freq = view.catalogue.frequency
@@ -361,13 +357,10 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         # corpus's extreme, and another rank would hand the prior the key. Only the clip's own pools retry.
         # Kept only if every rank could be drawn: dropping just the unlucky draws would keep the corpus's
         # most frequent keys exactly when they come out on top. (No draw is needed to know that.)
-        if every_rank and counts["equal"] < N_DISTRACTORS and (
+        if strategy == "absent_from_clip" and counts["equal"] < N_DISTRACTORS and (
                 counts["higher"] < N_DISTRACTORS or counts["lower"] < N_DISTRACTORS):
-            if strategy == "absent_from_clip":
-                return Drawn([], n, "the key is among the three most or least frequent of its kind: "
-                                    "no frequency-matched options")
-            return Drawn([], n, f"fewer than three {strategy} options more and less frequent than the key: "
-                                "not every frequency rank can be drawn")
+            return Drawn([], n, "the key is among the three most or least frequent of its kind: "
+                                "no frequency-matched options")
         if rng is not None:
             rng.shuffle(order)
         shuffled = np.array(order, dtype=np.int64)
