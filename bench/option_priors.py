@@ -89,11 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         ["dataset", "subtype", "distractor_strategy", "format"])[["n", "n_clips", "chance"]]
     print("\ntext-only priors (rate [95 % clip-clustered interval]; * = n ≥ "
           f"{PRIOR_MIN_N} and the interval excludes chance; † = also when clustered by video, as windows of one "
-          "video share its kitchen; ‡ = also after Holm's correction over every judged row):")
+          "video share its kitchen; ‡ = also after Holm's correction over every judged row, clustered by clip):")
     print(f"  {'dataset · subtype · strategy · format':<72}{'n':>5}{'clips':>6}{'chance':>7}  {'blind':<24}{'anti-prior':<24}")
     flagged = flagged_video = 0
-    holm = {tuple(r): True for r in prior_shortcuts_holm(priors)[
-        ["dataset", "subtype", "distractor_strategy", "format", "prior"]].itertuples(index=False)}
+    holm = set(prior_shortcuts_holm(priors)[["dataset", "subtype", "distractor_strategy", "format", "prior"]]
+               .itertuples(index=False, name=None))  # on the clip-clustered intervals, as the check
     for key, row in n.iterrows():
         cells = []
         for prior in ("blind", "anti_prior"):
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             mark += "†" if judged and not v["ci_low"] <= row["chance"] <= v["ci_high"] else " "
             flagged += mark[0] == "*"
             flagged_video += mark[1] == "†"
-            mark += "‡" if holm.get((*key, prior), False) else " "
+            mark += "‡" if (*key, prior) in holm else " "
             cells.append(f"{rate:.2f} [{low:.2f}, {high:.2f}]{mark}")
         print(f"  {' · '.join(key):<72}{int(row['n']):>5}{int(row['n_clips']):>6}{row['chance']:>7.2f}  "
               f"{cells[0]:<24}{cells[1]:<24}")

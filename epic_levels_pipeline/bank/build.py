@@ -7,9 +7,9 @@ For every registered subtype of the clip's dataset and every configured distract
 3. three are drawn (seeded by the question id) under the configured rule, none clashing with another
    option (:func:`distractors.pool`) — by default stratified by corpus frequency so that the key's
    frequency rank among the options is uniform, except in the clip's own pools, where they are drawn
-   uniformly from the subtype's other answers in the clip and the clip's drafts take turns over their keys
-   (:func:`_by_key_turns`), so that the key is any of its options at random — and shuffled with the
-   intended answer;
+   uniformly, the subtype's other answers in the clip first, so that the key is any of its options at
+   random (with the default ``exchangeable`` rule a clip's drafts also take turns over their keys before
+   the per-clip cap: :func:`_by_key_turns`) — and shuffled with the intended answer;
 4. the subtype's solver decides which of the four are true. The question is kept only if exactly one
    is, and it is the intended answer; otherwise it is dropped and the reason counted.
 
@@ -95,8 +95,10 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 drafts.append(item)
         rng = random.Random(stable_seed(config.seed, clip.key, name))
         rng.shuffle(drafts)
-        drafts = _by_key_turns(drafts, rng)
-        answers = frozenset(d.answer.value for d in drafts)  # the peers of the exchangeable rule
+        answers: frozenset[str] = frozenset()
+        if config.distractor_rule == "exchangeable":
+            drafts = _by_key_turns(drafts, rng)
+            answers = frozenset(d.answer.value for d in drafts)  # the peers: every draft's key, kept or not
         for strategy in config.strategies(subtype):
             kept = 0
             for draft in drafts:
@@ -125,7 +127,9 @@ def _by_key_turns(drafts: list[Draft], rng: random.Random) -> list[Draft]:
     their order. The per-clip cap then keeps as many different keys as the clip offers, each key as likely
     as any other — not the keys that happen to have the most moments (a frequent sound covers more
     seconds; a frequent object moves more often), which would tie the key to corpus frequency.
-    Under the ``exchangeable`` distractor rule this is what makes the key one of its options at random."""
+    Done under the ``exchangeable`` distractor rule only (``uniform_rank`` and ``uniform`` keep the plain
+    shuffle of earlier banks); with its peers-first draw it is what makes the key one of its options at
+    random."""
     groups: dict[str, list[Draft]] = {}
     for d in drafts:
         groups.setdefault(d.answer.value, []).append(d)

@@ -382,10 +382,12 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         else:
             taken.clear()
             return Drawn([], n, "no distractors to place the key at a frequency rank (pool too small)")
-    elif rng is not None:
-        rng.shuffle(order)
+    else:
+        if rng is not None:
+            rng.shuffle(order)
         if peers_first:
-            order = [p for p in order if source.values[p] in peers] + [p for p in order if source.values[p] not in peers]
+            peer = {p: source.get(p).value in peers for p in order}  # (clip pools are lists: nothing rendered)
+            order = [p for p in order if peer[p]] + [p for p in order if not peer[p]]
     for p in order:
         if len(taken) >= limit:
             break

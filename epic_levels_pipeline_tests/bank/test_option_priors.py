@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, strategies as st
 
 from epic_levels_pipeline.bank.checks import option_problems, shortcut_rates
 from epic_levels_pipeline.bank.options import clash, option_words, prior_pick
@@ -285,12 +285,39 @@ def test_holm_keeps_a_real_prior_and_lets_the_chance_flags_go():
     assert len(prior_shortcuts_holm(_prior_rows(rows, n=5))) == 0  # too few items to be judged
 
 
-@given(st.lists(st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 0.3)), min_size=1, max_size=30))
-def test_holm_rows_are_always_among_the_flagged_ones(rows):
+@given(st.lists(st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 0.3)), min_size=1, max_size=30),
+       st.floats(0.001, 0.2))
+def test_holm_is_stricter_with_more_rows_and_a_lower_level(rows, alpha):
     from epic_levels_pipeline.scoring.metrics.tables import prior_shortcuts_holm
 
+    def kept(frame, a=0.05):
+        return set(prior_shortcuts_holm(frame, alpha=a)["subtype"])
+
     priors = _prior_rows(rows)
-    assert set(prior_shortcuts_holm(priors)["subtype"]) <= set(prior_shortcuts(priors)["subtype"])
+    assert kept(priors) <= set(prior_shortcuts(priors)["subtype"])
+    with_chance_row = _prior_rows(rows + [(0.25, 0.05)])
+    assert kept(with_chance_row) <= kept(priors)  # one more row at chance never adds a flag
+    assert kept(priors, min(alpha, 0.05)) <= kept(priors, max(alpha, 0.05))
+
+
+@given(st.floats(0.0, 1.0), st.floats(0.001, 0.3))
+def test_holm_over_one_row_is_the_plain_flag(rate, half):
+    from epic_levels_pipeline.scoring.metrics.tables import prior_shortcuts_holm
+
+    assume(abs(abs(rate - 0.25) - half) > 1e-9)  # not on the interval's edge, where rounding decides
+    priors = _prior_rows([(rate, half)])
+    assert len(prior_shortcuts_holm(priors)) == len(prior_shortcuts(priors))
+
+
+def test_holm_reads_the_interval_side_facing_chance_and_skips_rows_without_one():
+    from epic_levels_pipeline.scoring.metrics.tables import prior_shortcuts_holm
+
+    lopsided = _prior_rows([(0.30, 0.0)])
+    lopsided.loc[0, ["ci_low", "ci_high", "excludes_chance"]] = [0.251, 0.45, True]
+    assert len(prior_shortcuts_holm(lopsided)) == 1  # p from the lower side: (0.30 - 0.251) / 1.96
+    missing = _prior_rows([(0.45, 0.05), (0.30, 0.0)])
+    missing.loc[1, ["ci_low", "ci_high"]] = [float("nan"), float("nan")]
+    assert prior_shortcuts_holm(missing)["rate"].tolist() == [0.45]
 
 
 def test_every_distractor_rule_builds_a_valid_bank_and_unknown_rules_are_refused(bundled):
