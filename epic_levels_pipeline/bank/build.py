@@ -4,9 +4,12 @@ For every registered subtype of the clip's dataset and every configured distract
 
 1. the subtype's generator makes drafts (or says why it cannot: counted as a drop reason);
 2. the strategy offers a pool of wrong candidates, each with the rows that justify it;
-3. three are drawn (seeded by the question id) under the configured rule — by default stratified by
-   corpus frequency so that the key's frequency rank among the options is uniform, none clashing with
-   another option (:func:`distractors.pool`) — and shuffled with the intended answer;
+3. three are drawn (seeded by the question id) under the configured rule, none clashing with another
+   option (:func:`distractors.pool`) — by default stratified by corpus frequency so that the key's
+   frequency rank among the options is uniform, except in the clip's own pools, where they are drawn
+   uniformly, the subtype's other answers in the clip first, so that the key is any of its options at
+   random (with the default ``exchangeable`` rule a clip's drafts also take turns over their keys before
+   the per-clip cap: :func:`_by_key_turns`) — and shuffled with the intended answer;
 4. the subtype's solver decides which of the four are true. The question is kept only if exactly one
    is, and it is the intended answer; otherwise it is dropped and the reason counted.
 
@@ -95,6 +98,10 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 drafts.append(item)
         rng = random.Random(stable_seed(config.seed, clip.key, name))
         rng.shuffle(drafts)
+        answers: frozenset[str] = frozenset()
+        if config.distractor_rule == "exchangeable":
+            drafts = _by_key_turns(drafts, rng)
+            answers = frozenset(d.answer.value for d in drafts)  # the peers: every draft's key, kept or not
         for strategy in config.strategies(subtype):
             kept = 0
             for draft in drafts:
@@ -105,7 +112,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
-                q, pool, reason = _finish(view, subtype, draft, strategy, config)
+                q, pool, reason = _finish(view, subtype, draft, strategy, config, answers)
                 pool_rows += pool
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
@@ -161,6 +168,26 @@ def _typed(values: list):
     return pd.Series(values)._values
 
 
+def _by_key_turns(drafts: list[Draft], rng: random.Random) -> list[Draft]:
+    """The drafts (already shuffled) reordered so that their keys take turns: one draft of every key, the
+    keys in a seeded order, then a second of every key that has one, and so on; drafts of one key keep
+    their order. The per-clip cap then keeps as many different keys as the clip offers, each key as likely
+    as any other — not the keys that happen to have the most moments (a frequent sound covers more
+    seconds; a frequent object moves more often), which would tie the key to corpus frequency.
+    Done under the ``exchangeable`` distractor rule only (``uniform_rank`` and ``uniform`` keep the plain
+    shuffle of earlier banks); with its peers-first draw it is what makes the key one of its options at
+    random."""
+    groups: dict[str, list[Draft]] = {}
+    for d in drafts:
+        groups.setdefault(d.answer.value, []).append(d)
+    order = list(groups.values())
+    rng.shuffle(order)
+    out = []
+    for i in range(max((len(g) for g in order), default=0)):
+        out += [g[i] for g in order if i < len(g)]
+    return out
+
+
 def _read_inside(draft: Draft, subtype) -> str:
     """Every row is read at an instant inside it (``at_s`` moved into the row). When that moves the
     instants off the moments the subtype asks about (a cue and a narration that overlap only at an edge),
@@ -174,14 +201,15 @@ def _read_inside(draft: Draft, subtype) -> str:
     return ""
 
 
-def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig):
+def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig,
+            answers: frozenset[str] = frozenset()):
     from .distractors import pool as make_pool
 
     clip = view.clip
     clip_key = clip.key  # (a property: formatted on every read)
     qid = question_id(clip, draft, strategy)
     rng = random.Random(stable_seed(config.seed, qid))
-    drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule)
+    drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule, peers=answers)
     candidates, offered = drawn.candidates, drawn.offered
     chosen = candidates[: N_OPTIONS - 1] if len(candidates) >= N_OPTIONS - 1 else []
     chosen_values = {c.value for c in chosen}

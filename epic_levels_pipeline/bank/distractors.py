@@ -276,7 +276,10 @@ POOLS: dict[str, Callable] = {
 }
 
 
-RULES = ("uniform_rank", "uniform")
+RULES = ("exchangeable", "uniform_rank", "uniform")
+# Strategies whose key and distractors are the same kind of thing drawn from the same place (what the clip
+# holds at its moments): under the ``exchangeable`` rule they draw uniformly, the subtype's other answers first.
+EXCHANGEABLE = ("same_clip_other_moments",)
 N_DISTRACTORS = 3
 
 
@@ -290,27 +293,43 @@ class Drawn:
     shortfall: str = ""
 
 
-def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: str = "uniform_rank") -> Drawn:
+def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: str = "exchangeable",
+         peers: frozenset[str] = frozenset()) -> Drawn:
     """Wrong-option candidates the strategy offers for a draft (answer excluded), rendered, the
     :data:`N_DISTRACTORS` chosen ones first, up to ``limit`` in all; and how many the strategy offered.
 
     A candidate whose text clashes with the key's or with a candidate already taken (the same entity, or
-    nested: :func:`.options.clash`) is skipped. With ``rule="uniform_rank"`` (the default) the chosen
-    distractors are matched to the key's corpus frequency: three exactly as frequent as the key when the
-    pool has them (a frequency prior then has nothing to go on), else stratified around it — a seeded
-    draw says how many of the three are more frequent than the key (0–3, uniformly) and the rest are less
-    frequent, so the key's frequency rank among the options is uniform and a prior that picks the most or
-    the least frequent option is at chance. When the drawn rank cannot be filled from the strategy's own
-    pool, another rank is tried in a seeded order; when none can, or (``absent_from_clip``, whose pool is
-    the whole catalogue) when not every rank could be filled — the key is among the three most or least
-    frequent of its kind, and keeping only its lucky draws would favour the prior — no option set is drawn (``shortfall``
-    says why; the question is dropped with that reason).
-    Kinds without a corpus frequency (counts, recipe steps) and ``rule="uniform"`` draw uniformly.
+    nested: :func:`.options.clash`) is skipped. The ``rule`` (:data:`RULES`) says how the three are drawn:
+
+    - ``uniform_rank``: matched to the key's corpus frequency — three exactly as frequent as the key when
+      the pool has them (a frequency prior then has nothing to go on), else stratified around it: a seeded
+      draw says how many of the three are more frequent than the key (0–3, uniformly) and the rest are less
+      frequent, so the key's frequency rank among the options is uniform and a prior that picks the most
+      or the least frequent option is at chance. When the drawn rank cannot be filled from the strategy's
+      own pool, another rank is tried in a seeded order; when none can, or (``absent_from_clip``, whose
+      pool is the whole catalogue) when not every rank could be filled — the key is among the three most
+      or least frequent of its kind, and keeping only its lucky draws would favour the prior — no option
+      set is drawn (``shortfall`` says why; the question is dropped with that reason).
+    - ``exchangeable`` (the default): ``uniform_rank`` for every strategy but the clip's own pools
+      (:data:`EXCHANGEABLE`). There the key and the distractors are things the clip holds at its moments,
+      and what makes a text prior useless is that, given the four options, each is equally likely to be the
+      key. So the three are drawn uniformly, the subtype's other answers in this clip (``peers``: the keys
+      of its other drafts) first, and :func:`.build.build_bank` lets a clip's questions of one subtype take
+      turns over their keys (each key as likely to be asked as any other). Rank stratification would be
+      wrong there: a small clip pool fills only the ranks the key's place in the clip allows, and falling
+      back to those leans the ranks of many questions to the extremes (measured by
+      ``bench/option_priors.py``).
+    - ``uniform``: a uniform draw from the pool, no frequency matching.
+
+    Kinds without a corpus frequency (counts, recipe steps) draw uniformly under every rule.
     Only the candidates kept are rendered: absent-from-clip pools hold thousands of entities."""
     if strategy not in POOLS:
         raise ValueError(f"unknown distractor strategy {strategy!r} (known: {', '.join(POOLS)})")
     if rule not in RULES:
         raise ValueError(f"unknown distractor rule {rule!r} (known: {', '.join(RULES)})")
+    peers_first = rule == "exchangeable" and strategy in EXCHANGEABLE
+    if rule == "exchangeable" and not peers_first:
+        rule = "uniform_rank"
     freq = view.catalogue.frequency
     source = POOLS[strategy](view, draft)
     if not isinstance(source, _Source):
@@ -378,8 +397,12 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         else:
             taken.clear()
             return Drawn([], n, "no distractors to place the key at a frequency rank (pool too small)")
-    elif rng is not None:
-        rng.shuffle(order)
+    else:
+        if rng is not None:
+            rng.shuffle(order)
+        if peers_first:
+            peer = {p: source.get(p).value in peers for p in order}  # (clip pools are lists: nothing rendered)
+            order = [p for p in order if peer[p]] + [p for p in order if not peer[p]]
     for p in order:
         if len(taken) >= limit:
             break
