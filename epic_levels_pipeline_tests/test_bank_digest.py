@@ -3,7 +3,7 @@
 The fixture ``fixtures/bank_digest.json`` holds sha256 digests of what the offline pipeline produces for every
 clip in ``data/clips.csv`` with the four offline responders: question ids, options and keys (questions), item
 ids, formats, options and expected answers (items), and every verdict (item, condition, responder, reply,
-parsed answer, correct, scored_by). A change of behaviour shows here as a digest that no longer matches; a
+parsed answer, correct, scored_by); and the questions again under ``distractor_rule="uniform_rank"``. A change of behaviour shows here as a digest that no longer matches; a
 deliberate change re-records the fixture with ``python -m epic_levels_pipeline_tests.test_bank_digest``.
 """
 
@@ -58,6 +58,13 @@ def compute() -> dict:
     out = {}
     for part, columns in PARTS.items():
         out[part] = {"rows": int(len(tables[part])), "sha256": _digest(tables[part], columns)}
+    # The bank under distractor_rule="uniform_rank": the rule of the banks before the exchangeable default,
+    # kept so that a user who names it gets those banks (its digest was theirs when the default changed).
+    from epic_levels_pipeline.bank.subtypes import BankConfig
+
+    ranked = pd.concat([build_bank(clip, clip_annotations(ann, clip), cat, BankConfig(distractor_rule="uniform_rank")).questions
+                        for clip in read_manifest(ROOT / "data" / "clips.csv")], ignore_index=True)
+    out["questions_uniform_rank"] = {"rows": int(len(ranked)), "sha256": _digest(ranked, PARTS["questions"])}
     return out
 
 

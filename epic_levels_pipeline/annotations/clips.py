@@ -166,6 +166,7 @@ def _empty_rows() -> pd.DataFrame:
 _INT_COLUMNS = ("class_id", "verb_class", "noun_class", "step_number")
 _BOOL_COLUMNS = ("categorised", "labelled")
 _LIST_COLUMNS = ("all_nouns", "all_noun_classes")
+_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3  # slices share their frame's columns safely
 
 
 def _stable_types(out: pd.DataFrame, columns=None) -> None:
@@ -176,7 +177,8 @@ def _stable_types(out: pd.DataFrame, columns=None) -> None:
     for column in (c for c in _BOOL_COLUMNS if c in wanted):
         out[column] = out[column].astype("boolean")
     for column in (c for c in _LIST_COLUMNS if c in wanted):
-        out[column] = out[column].map(lambda v: list(v) if isinstance(v, (list, tuple, np.ndarray)) else [])
+        out[column] = pd.Series([list(v) if isinstance(v, (list, tuple, np.ndarray)) else [] for v in out[column].tolist()],
+                                index=out.index, dtype=object)
 
 
 def clip_annotations(ann: Annotations, clip: Clip) -> pd.DataFrame:
@@ -388,7 +390,12 @@ class ClipRowsIndex:
                     variant = big.assign(**{column: None for column in absent})
                     _stable_types(variant, absent)
                     variants[absent] = variant
-                result[clip.key] = variants[absent].iloc[a:b].reset_index(drop=True)
+                # a slice given a fresh range index: no copy of the batch's columns where copy-on-write
+                # (pandas 3) keeps the batch unchanged if a clip's frame is modified
+                part = variants[absent].iloc[a:b]
+                part = part if _COPY_ON_WRITE else part.copy()
+                part.index = pd.RangeIndex(b - a)
+                result[clip.key] = part
         return {key: rows if rows is not None else _empty_rows() for key, rows in result.items()}
 
 

@@ -4,9 +4,12 @@ For every registered subtype of the clip's dataset and every configured distract
 
 1. the subtype's generator makes drafts (or says why it cannot: counted as a drop reason);
 2. the strategy offers a pool of wrong candidates, each with the rows that justify it;
-3. three are drawn (seeded by the question id) under the configured rule — by default stratified by
-   corpus frequency so that the key's frequency rank among the options is uniform, none clashing with
-   another option (:func:`distractors.pool`) — and shuffled with the intended answer;
+3. three are drawn (seeded by the question id) under the configured rule, none clashing with another
+   option (:func:`distractors.pool`) — by default stratified by corpus frequency so that the key's
+   frequency rank among the options is uniform, except in the clip's own pools, where they are drawn
+   uniformly, the subtype's other answers in the clip first, so that the key is any of its options at
+   random (with the default ``exchangeable`` rule a clip's drafts also take turns over their keys before
+   the per-clip cap: :func:`_by_key_turns`) — and shuffled with the intended answer;
 4. the subtype's solver decides which of the four are true. The question is kept only if exactly one
    is, and it is the intended answer; otherwise it is dropped and the reason counted.
 
@@ -27,7 +30,10 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+from pandas.arrays import ArrowStringArray
 
 from ..annotations.catalogue import Catalogue
 from .clip_view import ClipView
@@ -92,6 +98,10 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 drafts.append(item)
         rng = random.Random(stable_seed(config.seed, clip.key, name))
         rng.shuffle(drafts)
+        answers: frozenset[str] = frozenset()
+        if config.distractor_rule == "exchangeable":
+            drafts = _by_key_turns(drafts, rng)
+            answers = frozenset(d.answer.value for d in drafts)  # the peers: every draft's key, kept or not
         for strategy in config.strategies(subtype):
             kept = 0
             for draft in drafts:
@@ -102,16 +112,80 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
-                q, pool, reason = _finish(view, subtype, draft, strategy, config)
+                q, pool, reason = _finish(view, subtype, draft, strategy, config, answers)
                 pool_rows += pool
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
                 questions.append(q)
                 kept += 1
-    qframe = pd.DataFrame(questions, columns=QUESTION_COLUMNS)
-    pframe = pd.DataFrame(pool_rows, columns=POOL_COLUMNS)
-    return Bank(qframe, pframe, drops)
+    return Bank(_records_frame(questions, QUESTION_COLUMNS), _records_frame(pool_rows, POOL_COLUMNS), drops)
+
+
+def _records_frame(records: list[dict], columns: list[str]) -> pd.DataFrame:
+    """``pd.DataFrame(records, columns=columns)``: the same frame, built column by column, the columns whose
+    values are all strings, all bools or all ints typed directly (pandas infers the others as it would)."""
+    if not records:
+        return pd.DataFrame(records, columns=columns)
+    arrays = [_typed([r[c] for r in records]) for c in columns]
+    try:
+        return pd.DataFrame._from_arrays(arrays, columns=pd.Index(columns), index=pd.RangeIndex(len(records)),
+                                         verify_integrity=False)
+    except (AttributeError, TypeError):  # the private constructor moved: the public one
+        return pd.DataFrame(dict(zip(columns, arrays)), columns=columns)
+
+
+def _inferred_str_dtype():
+    """The dtype pandas infers for a column of strings when it is Arrow-backed ``str`` (pandas 3), else None."""
+    dtype = pd.Series(["a"]).dtype
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return None
+    try:
+        probe = ArrowStringArray(pa.chunked_array([pa.array(["a"], type=pa.large_string())]), dtype=dtype)
+        same = pd.array(["a"], dtype=dtype)._pa_array.type == probe._pa_array.type
+    except (AttributeError, TypeError):  # another pandas: let it infer
+        return None
+    return dtype if same and pd.Series(probe).equals(pd.Series(["a"])) else None
+
+
+_STR = _inferred_str_dtype()
+
+
+def _typed(values: list):
+    """A column's values as the array pandas would infer for them."""
+    types = set(map(type, values))
+    if types == {str} and _STR is not None:
+        return ArrowStringArray(pa.chunked_array([pa.array(values, type=pa.large_string())]), dtype=_STR)
+    if types == {bool}:
+        return np.array(values, dtype=bool)
+    if types == {int} and -2**63 <= min(values) and max(values) < 2**63:
+        return np.array(values, dtype=np.int64)
+    if types == {list}:  # lists stay objects (one per cell, never a 2-d array)
+        out = np.empty(len(values), dtype=object)
+        for i, v in enumerate(values):
+            out[i] = v
+        return out
+    return pd.Series(values)._values
+
+
+def _by_key_turns(drafts: list[Draft], rng: random.Random) -> list[Draft]:
+    """The drafts (already shuffled) reordered so that their keys take turns: one draft of every key, the
+    keys in a seeded order, then a second of every key that has one, and so on; drafts of one key keep
+    their order. The per-clip cap then keeps as many different keys as the clip offers, each key as likely
+    as any other — not the keys that happen to have the most moments (a frequent sound covers more
+    seconds; a frequent object moves more often), which would tie the key to corpus frequency.
+    Done under the ``exchangeable`` distractor rule only (``uniform_rank`` and ``uniform`` keep the plain
+    shuffle of earlier banks); with its peers-first draw it is what makes the key one of its options at
+    random."""
+    groups: dict[str, list[Draft]] = {}
+    for d in drafts:
+        groups.setdefault(d.answer.value, []).append(d)
+    order = list(groups.values())
+    rng.shuffle(order)
+    out = []
+    for i in range(max((len(g) for g in order), default=0)):
+        out += [g[i] for g in order if i < len(g)]
+    return out
 
 
 def _read_inside(draft: Draft, subtype) -> str:
@@ -127,14 +201,15 @@ def _read_inside(draft: Draft, subtype) -> str:
     return ""
 
 
-def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig):
+def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig,
+            answers: frozenset[str] = frozenset()):
     from .distractors import pool as make_pool
 
     clip = view.clip
     clip_key = clip.key  # (a property: formatted on every read)
     qid = question_id(clip, draft, strategy)
     rng = random.Random(stable_seed(config.seed, qid))
-    drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule)
+    drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule, peers=answers)
     candidates, offered = drawn.candidates, drawn.offered
     chosen = candidates[: N_OPTIONS - 1] if len(candidates) >= N_OPTIONS - 1 else []
     chosen_values = {c.value for c in chosen}

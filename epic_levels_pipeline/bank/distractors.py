@@ -23,7 +23,7 @@ from ..annotations.catalogue import is_placeholder_name, object_class
 from ..annotations.values import CandidateValue
 from .clip_view import ClipView, _missing
 from .kinds import render, rows_where  # noqa: F401  (render: option text, used by subtypes and responders)
-from .options import ENTITY_KINDS, OptionTexts
+from .options import ENTITY_KINDS, OptionSet, OptionTexts
 
 STRATEGIES = ("absent_from_clip", "same_clip_other_moments", "shares_objects", "same_recipe_other_steps", "other_counts")
 
@@ -115,13 +115,20 @@ class _Source:
     def of_table(cls, table: _Table, base: np.ndarray, draft, strategy: str) -> "_Source":
         """The entities at catalogue positions ``base`` (ascending) less the answer and the exclusions."""
         drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
-        idx = base[~np.isin(base, drop)] if drop else base
+        idx = np.delete(base, _found(base, drop)) if drop else base
 
         def make(p: int) -> Candidate:
             i = int(idx[p])
             return Candidate(table.values[i], "", strategy, False, list(table.rows[i]), table.note)
 
         return cls(idx, table.freq[idx], make)
+
+
+def _found(ascending: np.ndarray, values: list[int]) -> np.ndarray:
+    """Where ``values`` stand in the ascending array of distinct ints (those it holds): ``np.isin``'s hits."""
+    at = np.searchsorted(ascending, values)
+    inside = at < len(ascending)
+    return at[inside][ascending[at[inside]] == np.asarray(values)[inside]]
 
 
 def _absent_positions(view: ClipView, kind: str, t: _Table) -> np.ndarray:
@@ -212,6 +219,13 @@ def _other_moments(view: ClipView, draft) -> list[Candidate]:
 
 
 def _shares_objects(view: ClipView, draft) -> list[Candidate]:
+    sharing = view.memo("shares_objects", lambda: _sharing_activities(view))
+    return [Candidate(value, "", "shares_objects", True, list(rows), note) for value, rows, note in sharing]
+
+
+def _sharing_activities(view: ClipView) -> list[tuple[str, list[str], str]]:
+    """(value, rows, note) of the activity labels, not the window's own, whose objects are moved in the clip
+    (they depend on the clip only: worked out once per view, made into candidates per draft)."""
     out = []
     window_labels = set(view.activities["label"].tolist())
     t = view.catalogue.derived("distractor_tables", _tables)["activity"]
@@ -221,8 +235,7 @@ def _shares_objects(view: ClipView, draft) -> list[Candidate]:
         if label in window_labels:
             continue
         shared = sorted(t.objects[i] & view.present_objects)
-        out.append(Candidate(f"activity:{label}", "", "shares_objects", True, list(t.rows[i]),
-                             "shares objects: " + ", ".join(shared[:4])))
+        out.append((f"activity:{label}", t.rows[i], "shares objects: " + ", ".join(shared[:4])))
     return out
 
 
@@ -263,7 +276,10 @@ POOLS: dict[str, Callable] = {
 }
 
 
-RULES = ("uniform_rank", "uniform")
+RULES = ("exchangeable", "uniform_rank", "uniform")
+# Strategies whose key and distractors are the same kind of thing drawn from the same place (what the clip
+# holds at its moments): under the ``exchangeable`` rule they draw uniformly, the subtype's other answers first.
+EXCHANGEABLE = ("same_clip_other_moments",)
 N_DISTRACTORS = 3
 
 
@@ -277,47 +293,63 @@ class Drawn:
     shortfall: str = ""
 
 
-def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: str = "uniform_rank") -> Drawn:
+def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: str = "exchangeable",
+         peers: frozenset[str] = frozenset()) -> Drawn:
     """Wrong-option candidates the strategy offers for a draft (answer excluded), rendered, the
     :data:`N_DISTRACTORS` chosen ones first, up to ``limit`` in all; and how many the strategy offered.
 
     A candidate whose text clashes with the key's or with a candidate already taken (the same entity, or
-    nested: :func:`.options.clash`) is skipped. With ``rule="uniform_rank"`` (the default) the chosen
-    distractors are matched to the key's corpus frequency: three exactly as frequent as the key when the
-    pool has them (a frequency prior then has nothing to go on), else stratified around it — a seeded
-    draw says how many of the three are more frequent than the key (0–3, uniformly) and the rest are less
-    frequent, so the key's frequency rank among the options is uniform and a prior that picks the most or
-    the least frequent option is at chance. When the drawn rank cannot be filled from the strategy's own
-    pool, another rank is tried in a seeded order; when none can, or (``absent_from_clip``, whose pool is
-    the whole catalogue) when not every rank could be filled — the key is among the three most or least
-    frequent of its kind, and keeping only its lucky draws would favour the prior — no option set is drawn (``shortfall``
-    says why; the question is dropped with that reason).
-    Kinds without a corpus frequency (counts, recipe steps) and ``rule="uniform"`` draw uniformly.
+    nested: :func:`.options.clash`) is skipped. The ``rule`` (:data:`RULES`) says how the three are drawn:
+
+    - ``uniform_rank``: matched to the key's corpus frequency — three exactly as frequent as the key when
+      the pool has them (a frequency prior then has nothing to go on), else stratified around it: a seeded
+      draw says how many of the three are more frequent than the key (0–3, uniformly) and the rest are less
+      frequent, so the key's frequency rank among the options is uniform and a prior that picks the most
+      or the least frequent option is at chance. When the drawn rank cannot be filled from the strategy's
+      own pool, another rank is tried in a seeded order; when none can, or (``absent_from_clip``, whose
+      pool is the whole catalogue) when not every rank could be filled — the key is among the three most
+      or least frequent of its kind, and keeping only its lucky draws would favour the prior — no option
+      set is drawn (``shortfall`` says why; the question is dropped with that reason).
+    - ``exchangeable`` (the default): ``uniform_rank`` for every strategy but the clip's own pools
+      (:data:`EXCHANGEABLE`). There the key and the distractors are things the clip holds at its moments,
+      and what makes a text prior useless is that, given the four options, each is equally likely to be the
+      key. So the three are drawn uniformly, the subtype's other answers in this clip (``peers``: the keys
+      of its other drafts) first, and :func:`.build.build_bank` lets a clip's questions of one subtype take
+      turns over their keys (each key as likely to be asked as any other). Rank stratification would be
+      wrong there: a small clip pool fills only the ranks the key's place in the clip allows, and falling
+      back to those leans the ranks of many questions to the extremes (measured by
+      ``bench/option_priors.py``).
+    - ``uniform``: a uniform draw from the pool, no frequency matching.
+
+    Kinds without a corpus frequency (counts, recipe steps) draw uniformly under every rule.
     Only the candidates kept are rendered: absent-from-clip pools hold thousands of entities."""
     if strategy not in POOLS:
         raise ValueError(f"unknown distractor strategy {strategy!r} (known: {', '.join(POOLS)})")
     if rule not in RULES:
         raise ValueError(f"unknown distractor rule {rule!r} (known: {', '.join(RULES)})")
+    peers_first = rule == "exchangeable" and strategy in EXCHANGEABLE
+    if rule == "exchangeable" and not peers_first:
+        rule = "uniform_rank"
     freq = view.catalogue.frequency
     source = POOLS[strategy](view, draft)
     if not isinstance(source, _Source):
         source = _Source.of_list(source, draft, freq)
     n = len(source)
     entity = CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS
-    texts = option_texts(view.catalogue)
-    key_text = draft.answer.text
+    beside = OptionSet(option_texts(view.catalogue), draft.answer.text, entity)  # the key's text and those taken
     taken: list[Candidate] = []
     taken_at: set[int] = set()
 
     def admit(p: int) -> bool:
         cand = source.get(p)
         cand.text = cand.text or render(view, cand.value)
-        if texts.clashes_any(cand.text, [key_text] + [c.text for c in taken], entity):
+        if beside.clashes(cand.text):
             return False
         if cand.present is None:
             cand.present = view.present(cand.value)
         taken.append(cand)
         taken_at.add(p)
+        beside.add(cand.text)
         return True
 
     def take(side: list[int], want: int) -> bool:
@@ -333,7 +365,8 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     if rule == "uniform_rank" and has_prior(draft.answer.value):
         key_f = freq.get(draft.answer.value, 0)
         f = source.freq
-        counts = {"higher": int((f > key_f).sum()), "equal": int((f == key_f).sum()), "lower": int((f < key_f).sum())}
+        counts = {"higher": int(np.count_nonzero(f > key_f)), "equal": int(np.count_nonzero(f == key_f)),
+                  "lower": int(np.count_nonzero(f < key_f))}
         # Absent-from-clip pools hold the whole catalogue: a rank they cannot fill means the key is at the
         # corpus's extreme, and another rank would hand the prior the key. Only the clip's own pools retry.
         # Kept only if every rank could be drawn: dropping just the unlucky draws would keep the corpus's
@@ -358,13 +391,18 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         for design in designs:
             taken.clear()
             taken_at.clear()
+            beside.clear()
             if all(take(sides[side], want) for side, want in design.items()):
                 break
         else:
             taken.clear()
             return Drawn([], n, "no distractors to place the key at a frequency rank (pool too small)")
-    elif rng is not None:
-        rng.shuffle(order)
+    else:
+        if rng is not None:
+            rng.shuffle(order)
+        if peers_first:
+            peer = {p: source.get(p).value in peers for p in order}  # (clip pools are lists: nothing rendered)
+            order = [p for p in order if peer[p]] + [p for p in order if not peer[p]]
     for p in order:
         if len(taken) >= limit:
             break

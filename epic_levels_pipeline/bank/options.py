@@ -97,6 +97,41 @@ class OptionTexts:
         return ""
 
 
+class OptionSet:
+    """Option texts side by side (the first, then each one added), asking whether another may join them:
+    :meth:`OptionTexts.clashes_any` against them all. Every clash needs a shared word (equal words, nested
+    words, the same head noun), and a text without words clashes only with another without words, so a
+    text is compared only with the texts that share one of its words (an index by word)."""
+
+    def __init__(self, texts: OptionTexts, first: str, entity: bool = False):
+        self._texts = texts
+        self._first = first
+        self._entity = entity
+        self.clear()
+
+    def clear(self) -> None:
+        """Back to the first text alone."""
+        self._by_word: dict[str, list[str]] = {}  # the texts holding each word
+        self._wordless = 0
+        self.add(self._first)
+
+    def clashes(self, text: str) -> bool:
+        """Does ``text`` clash with any text in the set?"""
+        words = self._texts.words(text)[0]
+        if not words:
+            return self._wordless > 0
+        if self._by_word.keys().isdisjoint(words):  # the common case, decided without a loop
+            return False
+        sharing = {member for word in words for member in self._by_word.get(word, ())}
+        return self._texts.clashes_any(text, sharing, self._entity)
+
+    def add(self, text: str) -> None:
+        words = self._texts.words(text)[0]
+        self._wordless += not words
+        for word in words:
+            self._by_word.setdefault(word, []).append(text)
+
+
 def _head(text: str) -> str:
     words = [w for w in _WORD.findall(str(text).lower()) if w not in FILLER]
     return _stem(words[-1]) if words else ""

@@ -65,6 +65,20 @@ def test_batches_hold_no_table_after_use(bundled):
     assert ref() is None
 
 
+def test_a_clips_frame_modified_leaves_the_others_alone(bundled):
+    """The clips of one batch are slices of one joined frame: changing one clip's frame in place changes
+    no other clip's frame, and a frame asked for again is as before."""
+    ann, _ = bundled
+    clips = read_manifest(ROOT / "data" / "clips.csv")
+    frames = clips_annotations(ann, clips)
+    first, second = (frames[c.key] for c in clips[:2])
+    before = second.copy()
+    first.loc[:, "label"] = "changed"
+    first.loc[0, "start_s"] = -1.0
+    pd.testing.assert_frame_equal(second, before)
+    pd.testing.assert_frame_equal(clips_annotations(ann, clips[:1])[clips[0].key], clip_annotations(ann, clips[0]))
+
+
 @pytest.mark.skipif(not STAGED.is_dir(), reason=f"staged annotation files not found at {STAGED}")
 def test_300_staged_windows_match_clip_by_clip():
     ann = load_annotations(STAGED)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, strategies as st
 
 from epic_levels_pipeline.bank.checks import option_problems, shortcut_rates
 from epic_levels_pipeline.bank.options import clash, option_words, prior_pick
@@ -196,3 +196,149 @@ def test_prior_audit_clusters_by_the_named_column(bundled):
     assert (by_video["rate"] == by_clip["rate"]).all()
     assert items.groupby("video_id")["clip_key"].nunique().max() > 1  # some videos hold several clips
     assert not by_video[["ci_low", "ci_high"]].equals(by_clip[["ci_low", "ci_high"]])
+
+
+def _drafts(keys):
+    from types import SimpleNamespace
+
+    return [SimpleNamespace(answer=SimpleNamespace(value=k), n=i) for i, k in enumerate(keys)]
+
+
+@given(st.lists(st.sampled_from("abcde"), max_size=20), st.integers(0, 10_000))
+def test_drafts_take_turns_over_their_keys(keys, seed):
+    import random
+
+    from epic_levels_pipeline.bank.build import _by_key_turns
+
+    drafts = _drafts(keys)
+    out = _by_key_turns(list(drafts), random.Random(seed))
+    assert sorted(d.n for d in out) == list(range(len(drafts)))  # a reordering, nothing lost
+    distinct = len(set(keys))
+    assert len({d.answer.value for d in out[:distinct]}) == distinct  # every key once before any twice
+    for k in set(keys):  # a key's drafts keep their (shuffled) order
+        ns = [d.n for d in out if d.answer.value == k]
+        assert ns == sorted(ns)
+
+
+def test_every_key_is_as_likely_to_be_asked_first_however_many_moments_it_has():
+    import random
+
+    from epic_levels_pipeline.bank.build import _by_key_turns
+
+    # One key with nine moments, one with a single moment: a plain shuffle asks the first one 90 % of the
+    # time; taking turns asks each half of the time (2,000 fixed seeds: 0.5 ± 0.035 at 3 SE).
+    firsts = Counter()
+    for seed in range(2000):
+        rng = random.Random(seed)
+        drafts = _drafts(["common"] * 9 + ["rare"])
+        rng.shuffle(drafts)
+        firsts[_by_key_turns(drafts, rng)[0].answer.value] += 1
+    assert abs(firsts["rare"] / 2000 - 0.5) < 0.035
+
+
+def test_clip_pools_draw_the_subtypes_other_answers_first(bundled):
+    """Under the default ``exchangeable`` rule a same-clip question's distractors are the subtype's other
+    answers in the clip before anything else the clip holds (the pool rows keep the order of the draw)."""
+    from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
+    from epic_levels_pipeline.bank.build import build_bank
+    from epic_levels_pipeline.bank.clip_view import ClipView
+    from epic_levels_pipeline.bank.subtypes import SUBTYPES
+
+    questions, _, _, (ann, cat) = bundled
+    fixed = questions[questions["distractor_strategy"] == "same_clip_other_moments"]
+    checked = mixed = 0
+    for clip_key, qs in fixed.groupby("clip_key"):
+        clip = Clip.from_key(clip_key)
+        rows = clip_annotations(ann, clip)
+        view = ClipView(clip, rows, cat)
+        pools = build_bank(clip, rows, cat).pools
+        for subtype, group in qs.groupby("subtype"):
+            peers = {d.answer.value for d in SUBTYPES[subtype].generate(view) if not isinstance(d, tuple)}
+            for qid in group["question_id"]:
+                drawn = pools[(pools["question_id"] == qid) & (pools["role"] == "distractor")]["value"].tolist()
+                is_peer = [v in peers for v in drawn]
+                assert is_peer == sorted(is_peer, reverse=True), (qid, drawn)  # no peer after a non-peer
+                checked += 1
+                mixed += any(is_peer) and not all(is_peer)
+    assert checked >= 100 and mixed > 0
+
+
+def _prior_rows(rates_and_widths, n=100):
+    rows = []
+    for i, (rate, half) in enumerate(rates_and_widths):
+        low, high = rate - half, rate + half
+        rows.append({"dataset": "d", "subtype": f"s{i}", "distractor_strategy": "x", "format": "multiple_choice",
+                     "prior": "blind", "n": n, "n_clips": n, "rate": rate, "chance": 0.25, "ci_low": low,
+                     "ci_high": high, "chance_corrected": 0.0, "excludes_chance": bool(low > 0.25 or high < 0.25)})
+    return pd.DataFrame(rows)
+
+
+def test_holm_keeps_a_real_prior_and_lets_the_chance_flags_go():
+    from epic_levels_pipeline.scoring.metrics.tables import prior_shortcuts_holm
+
+    # 99 rows at chance give some intervals just missing 0.25 (what 95 % intervals do); one row is far off.
+    rows = [(0.25, 0.05)] * 94 + [(0.306, 0.05)] * 5 + [(0.45, 0.05)]
+    priors = _prior_rows(rows)
+    assert len(prior_shortcuts(priors)) == 6
+    kept = prior_shortcuts_holm(priors)
+    assert kept["rate"].tolist() == [0.45]
+    assert len(prior_shortcuts_holm(_prior_rows(rows, n=5))) == 0  # too few items to be judged
+
+
+@given(st.lists(st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 0.3)), min_size=1, max_size=30),
+       st.floats(0.001, 0.2))
+def test_holm_is_stricter_with_more_rows_and_a_lower_level(rows, alpha):
+    from epic_levels_pipeline.scoring.metrics.tables import prior_shortcuts_holm
+
+    def kept(frame, a=0.05):
+        return set(prior_shortcuts_holm(frame, alpha=a)["subtype"])
+
+    priors = _prior_rows(rows)
+    assert kept(priors) <= set(prior_shortcuts(priors)["subtype"])
+    with_chance_row = _prior_rows(rows + [(0.25, 0.05)])
+    assert kept(with_chance_row) <= kept(priors)  # one more row at chance never adds a flag
+    assert kept(priors, min(alpha, 0.05)) <= kept(priors, max(alpha, 0.05))
+
+
+@given(st.floats(0.0, 1.0), st.floats(0.001, 0.3))
+def test_holm_over_one_row_is_the_plain_flag(rate, half):
+    from epic_levels_pipeline.scoring.metrics.tables import prior_shortcuts_holm
+
+    assume(abs(abs(rate - 0.25) - half) > 1e-9)  # not on the interval's edge, where rounding decides
+    priors = _prior_rows([(rate, half)])
+    assert len(prior_shortcuts_holm(priors)) == len(prior_shortcuts(priors))
+
+
+def test_holm_reads_the_interval_side_facing_chance_and_skips_rows_without_one():
+    from epic_levels_pipeline.scoring.metrics.tables import prior_shortcuts_holm
+
+    lopsided = _prior_rows([(0.30, 0.0)])
+    lopsided.loc[0, ["ci_low", "ci_high", "excludes_chance"]] = [0.251, 0.45, True]
+    assert len(prior_shortcuts_holm(lopsided)) == 1  # p from the lower side: (0.30 - 0.251) / 1.96
+    missing = _prior_rows([(0.45, 0.05), (0.30, 0.0)])
+    missing.loc[1, ["ci_low", "ci_high"]] = [float("nan"), float("nan")]
+    assert prior_shortcuts_holm(missing)["rate"].tolist() == [0.45]
+
+
+def test_every_distractor_rule_builds_a_valid_bank_and_unknown_rules_are_refused(bundled):
+    """``distractor_rule`` is configuration: each rule gives a bank with valid options; the clip pools'
+    draws differ between the exchangeable default and the rank-matching rule; a misspelt rule is an error."""
+    from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
+    from epic_levels_pipeline.bank.build import build_bank
+    from epic_levels_pipeline.bank.subtypes import BankConfig
+
+    questions, _, _, (ann, cat) = bundled
+    clip_key = questions[questions["distractor_strategy"] == "same_clip_other_moments"]["clip_key"].iloc[0]
+    clip = Clip.from_key(clip_key)
+    rows = clip_annotations(ann, clip)
+    drawn = {}
+    for rule in ("exchangeable", "uniform_rank", "uniform"):
+        q = build_bank(clip, rows, cat, BankConfig(distractor_rule=rule)).questions
+        assert len(q) and option_problems(q) == []
+        fixed = q[q["distractor_strategy"] == "same_clip_other_moments"]
+        drawn[rule] = sorted(map(tuple, fixed["option_values"]))
+    assert drawn["exchangeable"] == sorted(map(tuple, questions[(questions["clip_key"] == clip_key) & (
+        questions["distractor_strategy"] == "same_clip_other_moments")]["option_values"]))  # the default
+    assert drawn["exchangeable"] != drawn["uniform_rank"]
+    with pytest.raises(ValueError, match="unknown distractor rule 'uniform-rank'"):
+        build_bank(clip, rows, cat, BankConfig(distractor_rule="uniform-rank"))

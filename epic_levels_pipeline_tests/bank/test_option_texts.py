@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from epic_levels_pipeline.bank.options import OptionTexts, clash
+from epic_levels_pipeline.bank.options import OptionSet, OptionTexts, clash
 
 WORDS = ["the", "a", "of", "to", "glass", "glasses", "bowl", "metal", "box", "boxes", "lid", "plate", "cover",
          "pan", "pans", "glass", "ss", "Freezer", "drawer", "2"]
@@ -16,3 +16,15 @@ TEXTS = OptionTexts()
 def test_memoised_clash_matches_clash(a, b, entity):
     assert TEXTS.clash(a, b, entity) == clash(a, b, entity)
     assert TEXTS.clash(a, b, entity) == clash(a, b, entity)  # the second time from the memo
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT, st.lists(TEXT, max_size=5), TEXT, st.booleans())
+def test_option_set_clashes_as_pairwise(first, added, text, entity):
+    """:class:`OptionSet` (the word-union shortcut) says what :func:`clash` says against every member."""
+    beside = OptionSet(TEXTS, first, entity)
+    for member in added:
+        beside.add(member)
+    assert beside.clashes(text) == any(clash(text, other, entity) for other in [first, *added])
+    beside.clear()
+    assert beside.clashes(text) == bool(clash(text, first, entity))

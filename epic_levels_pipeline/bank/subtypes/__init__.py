@@ -130,7 +130,7 @@ class BankConfig:
     max_per_subtype: int = 3
     seed: int = DEFAULT_SEED
     subtypes: tuple[str, ...] | None = None  # None = all registered
-    distractor_rule: str = "uniform_rank"  # how distractors are drawn from a strategy's pool (distractors.RULES)
+    distractor_rule: str = "exchangeable"  # how distractors are drawn from a strategy's pool (distractors.RULES)
 
     def strategies(self, subtype: Subtype) -> tuple[str, ...]:
         return tuple(self.variants.get(subtype.name, (subtype.strategy,)))

@@ -24,7 +24,7 @@ class QuestionBankConfig(dg.Config):
 
     variants: dict[str, list[str]] = {k: list(v) for k, v in DEFAULT_VARIANTS.items()}
     max_per_subtype: int = 3
-    distractor_rule: str = "uniform_rank"  # or "uniform" (no frequency matching): bank/distractors.py RULES
+    distractor_rule: str = "exchangeable"  # or "uniform_rank", "uniform": bank/distractors.py RULES
     distractor_seed: int | None = None  # None: the project's seed
 
 

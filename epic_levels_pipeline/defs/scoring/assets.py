@@ -8,7 +8,7 @@ from ...scoring.verdicts import verdicts as make_verdicts
 from ...scoring.metrics.tables import over_marking as make_over_marking
 from ...scoring.metrics.tables import paired_comparisons as make_pairs
 from ...scoring.metrics.tables import scores as make_scores
-from ...scoring.metrics.tables import PRIOR_MIN_N, prior_audit, prior_shortcuts
+from ...scoring.metrics.tables import PRIOR_MIN_N, prior_audit, prior_shortcuts, prior_shortcuts_holm
 from ...scoring.metrics.tables import shortcut_audit as make_audit
 from ..evaluation import EvaluationResource
 from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
@@ -120,6 +120,8 @@ def shortcut_audit(questions: pd.DataFrame, verdicts: pd.DataFrame, items: pd.Da
     yield dg.AssetCheckResult(check_name="prior_shortcut", asset_key="shortcut_audit", passed=not len(flagged),
                               severity=dg.AssetCheckSeverity.WARN,
                               metadata={"flagged": len(flagged),
+                                        "judged": int((priors["n"] >= PRIOR_MIN_N).sum()) if len(priors) else 0,
+                                        "flagged_after_holm": len(prior_shortcuts_holm(priors)),
                                         "rows": dg.MetadataValue.md(markdown_table(flagged.round(3), 40) if len(flagged) else "_(none)_")})
 
 
