@@ -81,15 +81,21 @@ class TableStore:
         return target
 
 
+# A file of at most this many rows (a clip's table) is read whole, never filtered by row group: it is
+# written without column statistics and dictionary pages, which cost more CPU than they save at that size.
+SMALL_FILE_ROWS = 5_000
+
+
 def write_parquet(frame: pd.DataFrame, path: Path) -> pa.Table:
     """Write atomically: a failed write never replaces a good file. Returns the Arrow table written (its
-    ``to_pandas()`` is what reading the file gives)."""
+    ``to_pandas()`` is what reading the file gives; the frame's index is not written)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    small = table.num_rows <= SMALL_FILE_ROWS
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
     os.close(fd)
     try:
-        pq.write_table(table, tmp)
+        pq.write_table(table, tmp, write_statistics=not small, use_dictionary=not small)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -1,6 +1,7 @@
 """Checks on a question bank that need no model: one key per question, level vs provenance, shortcuts.
 
 Each returns plain data (problem strings or a table) so the Dagster checks, the CLI and tests share it.
+The per-question checks read only the columns they check (:func:`.clip_view.records` of those).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from .subtypes import SUBTYPES
 def key_problems(questions: pd.DataFrame, view: ClipView) -> list[str]:
     """Exactly one option is true (by the solver, re-run now), it is the stored key, and the key is an option."""
     problems = []
-    for q in records(questions):
+    for q in records(questions[["question_id", "subtype", "params", "options", "option_values", "answer",
+                                "answer_index"]]):
         options, values = list(q.options), list(q.option_values)
         if q.answer not in options or options.index(q.answer) != q.answer_index:
             problems.append(f"{q.question_id}: the key {q.answer!r} is not option {q.answer_index}")
@@ -36,7 +38,7 @@ def option_problems(questions: pd.DataFrame) -> list[str]:
     """No two options of a question are the same entity after normalisation or nested in one another
     (and, for entities, none shares another's head noun): :func:`.options.option_clashes`."""
     problems = []
-    for q in records(questions):
+    for q in records(questions[["question_id", "options", "answer_value"]]):
         entity = CandidateValue.parse(q.answer_value).kind in ENTITY_KINDS
         for clash in option_clashes(list(q.options), entity):
             problems.append(f"{q.question_id}: options {clash}")
@@ -46,7 +48,7 @@ def option_problems(questions: pd.DataFrame) -> list[str]:
 def level_problems(questions: pd.DataFrame) -> list[str]:
     """The scope derived from each question's provenance must equal its subtype's declared scope."""
     problems = []
-    for q in records(questions):
+    for q in records(questions[["question_id", "subtype", "level", "provenance"]]):
         subtype = SUBTYPES.get(q.subtype)
         if subtype is None:
             problems.append(f"{q.question_id}: unknown subtype {q.subtype!r}")

@@ -256,7 +256,7 @@ def statement_truth_problems(items: pd.DataFrame, view: ClipView, questions: pd.
                 solved[source, value] = solve("easy_object", view, {}, [value])[0]
         return solved[source, value]
 
-    for item in items[items["format"] == "statements"].itertuples():
+    for item in records(items.loc[(items["format"] == "statements").to_numpy(), ["item_id", "statements"]]):
         statements = json.loads(item.statements)
         if not any(s["truth"] for s in statements):
             problems.append(f"{item.item_id}: no true statement")

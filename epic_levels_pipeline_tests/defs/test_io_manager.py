@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 
 from epic_levels_pipeline.defs import resources
 from epic_levels_pipeline.defs.partitions import BY_CLIP, clip_partitions
-from epic_levels_pipeline.warehouse import TableStore, write_parquet
+from epic_levels_pipeline.warehouse import TableStore, read_parquet, write_parquet
 
 CLIPS = ["epic_sounds__P01_01__0-30", "epic_sounds__P01_01__30-60"]
 
@@ -121,3 +121,29 @@ def test_files_without_rows_add_no_rows_and_leave_the_types_alone(tmp_path):
     assert list(frame.columns) == ["k", "n", "ok", "only_empty"] and frame["only_empty"].isna().all()
     only_empty = resources.read_parquet([paths[1]])
     assert list(only_empty.columns) == ["k", "n", "ok", "only_empty"] and not len(only_empty)
+
+
+def test_small_and_large_files_read_back_the_same_in_pandas_and_duckdb(tmp_path):
+    """Clip-sized files are written without statistics or dictionary pages: pandas and DuckDB read the same
+    values and types as from a large file; a frame's index (as after a filter) is not written."""
+    import duckdb
+
+    from epic_levels_pipeline.warehouse import SMALL_FILE_ROWS
+
+    def frame(n):
+        return pd.DataFrame({"k": [f"c{i % 7}" for i in range(n)], "n": range(n), "x": [i / 3 for i in range(n)],
+                             "ok": [i % 2 == 0 for i in range(n)], "opts": [["a", "b"]] * n,
+                             "maybe": [None if i % 3 else "s" for i in range(n)]})
+
+    big, small = frame(SMALL_FILE_ROWS + 1), frame(SMALL_FILE_ROWS + 1).iloc[::-600]
+    write_parquet(big, tmp_path / "big.parquet")
+    write_parquet(small, tmp_path / "small.parquet")
+    back_big, back_small = read_parquet([tmp_path / "big.parquet"]), read_parquet([tmp_path / "small.parquet"])
+    assert list(back_small.index) == list(range(len(small))) and list(back_small.dtypes) == list(back_big.dtypes)
+    expected = back_big.iloc[::-600].reset_index(drop=True)
+    pd.testing.assert_frame_equal(back_small.drop(columns="opts"), expected.drop(columns="opts"))
+    assert [list(v) for v in back_small["opts"]] == [list(v) for v in expected["opts"]]
+    con = duckdb.connect()
+    rows = lambda name: con.execute(f"select k, n, x, ok, opts, maybe from '{tmp_path / name}'").fetchall()  # noqa: E731
+    types = lambda name: [d[1] for d in con.execute(f"select * from '{tmp_path / name}'").description]  # noqa: E731
+    assert rows("small.parquet") == [r for r in rows("big.parquet")][::-600] and types("small.parquet") == types("big.parquet")

@@ -4,7 +4,7 @@ import dagster as dg
 import pandas as pd
 
 from ...annotations.catalogue import Catalogue
-from ...bank.clip_view import ClipView
+from ...bank.clip_view import ClipView, records
 from ...annotations.clips import Clip
 from ...formats.items import build_items, format_problems, open_problems, statement_truth_problems
 from ..metadata import batch_metadata, clip_table_metadata, counts_markdown
@@ -46,8 +46,8 @@ def items(context: dg.AssetExecutionContext, project: ProjectResource, questions
             })
         frames[key], metas[key] = frame, meta
         problems["five_formats_per_question"] += format_problems(frame, clip_questions)
-        open_items = frame[frame["base_format"] == "open"]
-        problems["no_list_dependent_wording"] += [f"{r.item_id}: {p}" for r in open_items.itertuples()
+        open_items = records(frame.loc[(frame["base_format"] == "open").to_numpy(), ["item_id", "prompt", "options"]])
+        problems["no_list_dependent_wording"] += [f"{r.item_id}: {p}" for r in open_items
                                                   for p in open_problems(r.prompt, list(r.options))]
         problems["statement_truths_from_solvers"] += statement_truth_problems(frame, view, clip_questions)
     # Blocking checks run before anything is written: failing items never replace the last good ones.
