@@ -1,6 +1,7 @@
 """Resources: where the project's files are, and how tables are stored (Parquet + DuckDB views)."""
 
 
+import os
 import pickle
 from pathlib import Path
 
@@ -57,9 +58,11 @@ class TableIOManager(dg.ConfigurableIOManager):
 
     root: str = ""
     _loaded: dict = PrivateAttr(default_factory=dict)
+    _stores: dict = PrivateAttr(default_factory=dict)  # TableStore by what its root depends on (resolved once)
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         self._loaded.clear()
+        self._stores.clear()
 
     @property
     def paths(self) -> Paths:
@@ -67,7 +70,10 @@ class TableIOManager(dg.ConfigurableIOManager):
 
     @property
     def store(self) -> TableStore:
-        return TableStore(_paths(self.root).assets)
+        depends_on = (self.root, os.environ.get("EPIC_LEVELS_HOME"), os.getcwd())
+        if depends_on not in self._stores:
+            self._stores[depends_on] = TableStore(_paths(self.root).assets)
+        return self._stores[depends_on]
 
     def _path(self, name: str, partition: str | None) -> Path:
         return self.store.path(name, partition)

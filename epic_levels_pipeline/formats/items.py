@@ -56,8 +56,8 @@ ITEM_COLUMNS = [
 
 def list_dependent_phrases(prompt: str) -> list[str]:
     """List-dependent wording found in a prompt (whole words, case-insensitive)."""
-    text = prompt.lower()
-    return [p for p in LIST_DEPENDENT if re.search(rf"\b{re.escape(p)}\b", text)]
+    text = prompt.lower()  # (a phrase that is not a substring cannot match: the regex runs only where it is)
+    return [p for p in LIST_DEPENDENT if p in text and re.search(rf"\b{re.escape(p)}\b", text)]
 
 
 def leaked_options(prompt: str, options: list[str]) -> list[str]:
@@ -65,7 +65,8 @@ def leaked_options(prompt: str, options: list[str]) -> list[str]:
     HD-EPIC's ``<TIME 00:01:02 video 1>`` are not wording and are masked first (a choice "1" is not leaked
     by "video 1")."""
     text = re.sub(r"<[^<>]*>", " ", prompt.lower())
-    return [o for o in options if o.strip() and re.search(rf"(?<![a-z]){re.escape(o.strip().lower())}(?![a-z])", text)]
+    needles = [(o, o.strip().lower()) for o in options]
+    return [o for o, n in needles if n and n in text and re.search(rf"(?<![a-z]){re.escape(n)}(?![a-z])", text)]
 
 
 def open_problems(prompt: str, options: list[str]) -> list[str]:

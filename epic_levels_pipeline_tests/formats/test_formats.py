@@ -1,6 +1,7 @@
 """Five formats: same right answer everywhere, stated output formats, the checker, format-3 truths, chance."""
 
 import json
+import re
 
 import pytest
 from hypothesis import given, strategies as st
@@ -100,3 +101,19 @@ def test_format_check_names_each_question_missing_a_format(offline_bank):
         (items["question_id"] == second) & items["format"].isin(["open", "option_judgement", "yes_no"]))
     assert format_problems(items[~gone], questions) == [f"{first}: missing ['statements']",
                                                         f"{second}: missing ['open|option_judgement', 'yes_no']"]
+
+
+_WORDS = st.sampled_from(["spoon", "Spoon", "the", "of these", "listed", "ABOVE", "below", "1", "video 1", "<TIME 00:01 video 1>",
+                          "a", "knife.", "tap", "é", "İ", " ", "options", "which of the following"])
+
+
+@given(st.lists(_WORDS, max_size=12).map(" ".join), st.lists(_WORDS.map(lambda w: w + " ") | _WORDS, max_size=5))
+def test_open_checks_find_what_a_plain_regex_search_finds(prompt, options):
+    """The substring pre-test in front of each search never changes what the checks find."""
+    from epic_levels_pipeline.formats.items import LIST_DEPENDENT, leaked_options
+
+    text = prompt.lower()
+    assert list_dependent_phrases(prompt) == [p for p in LIST_DEPENDENT if re.search(rf"\b{re.escape(p)}\b", text)]
+    masked = re.sub(r"<[^<>]*>", " ", text)
+    assert leaked_options(prompt, options) == [
+        o for o in options if o.strip() and re.search(rf"(?<![a-z]){re.escape(o.strip().lower())}(?![a-z])", masked)]
