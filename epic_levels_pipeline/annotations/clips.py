@@ -476,7 +476,7 @@ def canonical_rows(rows: pd.DataFrame) -> str:
     # strings); a column the frame lacks is null in every row, as ``reindex`` makes it
     n = len(rows)
     columns = [rows[c].tolist() if c in rows.columns else [None] * n for c in cols]
-    records = [[canonical_value(v) for v in record] for record in zip(*columns)]
+    records = [[v if type(v) is str else canonical_value(v) for v in record] for record in zip(*columns)]  # (a str is its own)
     i_stream, i_id, i_start = cols.index("stream"), cols.index("row_id"), cols.index("start_s")
     records.sort(key=lambda r: (str(r[i_stream]), str(r[i_id]), json.dumps(r[i_start])))
     return json.dumps({"columns": cols, "rows": records}, separators=(",", ":"), ensure_ascii=False)
