@@ -29,6 +29,9 @@ import json
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 import pandas as pd
@@ -54,10 +57,13 @@ QUESTION_COLUMNS = [
 POOL_COLUMNS = ["clip_key", "question_id", "subtype", "distractor_strategy", "value", "text", "role", "present",
                 "rows", "note", "chosen", "offered"]
 N_OPTIONS = 4
+_question_row = itemgetter(*QUESTION_COLUMNS)  # a question dict → its row, in column order
+# ``json.dumps(obj, sort_keys=True)`` makes this encoder on every call; its ``encode`` gives the same text.
+_SORTED_JSON = json.JSONEncoder(sort_keys=True)
 
 
 def question_id(clip: Clip, draft: Draft, strategy: str) -> str:
-    digest = hashlib.sha1(json.dumps([draft.params, draft.answer.value], sort_keys=True).encode()).hexdigest()[:8]
+    digest = hashlib.sha1(_SORTED_JSON.encode([draft.params, draft.answer.value]).encode()).hexdigest()[:8]
     return f"{clip.key}/{draft.subtype}/{strategy}/{digest}"
 
 
@@ -82,8 +88,8 @@ class Bank:
 def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: BankConfig | None = None) -> Bank:
     config = config or BankConfig()
     view = ClipView(clip, rows, catalogue)
-    questions: list[dict] = []
-    pool_rows: list[dict] = []
+    questions: list[tuple] = []
+    pool_rows: list[tuple] = []
     drops: Counter = Counter()
     names = config.subtypes or tuple(SUBTYPES)
     for name in names:
@@ -122,17 +128,38 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
     return Bank(_records_frame(questions, QUESTION_COLUMNS), _records_frame(pool_rows, POOL_COLUMNS), drops)
 
 
-def _records_frame(records: list[dict], columns: list[str]) -> pd.DataFrame:
-    """``pd.DataFrame(records, columns=columns)``: the same frame, built column by column, the columns whose
-    values are all strings, all bools or all ints typed directly (pandas infers the others as it would)."""
-    if not records:
-        return pd.DataFrame(records, columns=columns)
-    arrays = [_typed([r[c] for r in records]) for c in columns]
+def _records_frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
+    """``pd.DataFrame([dict(zip(columns, row)) for row in rows], columns=columns)``: the same frame, built
+    column by column from rows given as tuples in column order. The columns whose values are all strings,
+    all bools or all ints are typed directly (pandas infers the others as it would); the string columns
+    are converted to Arrow in one call, each column a slice of that one array."""
+    if not rows:
+        return pd.DataFrame([], columns=columns)
+    n = len(rows)
+    cells = list(zip(*rows))  # one tuple of values per column
+    arrays: list = [None] * len(columns)
+    strings = []
+    for i, values in enumerate(cells):
+        types = set(map(type, values))
+        if types == {str} and _STR is not None:
+            strings.append(i)
+        else:
+            arrays[i] = _typed(values, types)
+    if strings:
+        flat = pa.array(list(chain.from_iterable(cells[i] for i in strings)), type=pa.large_string())
+        for j, i in enumerate(strings):
+            arrays[i] = _arrow_strings(flat.slice(j * n, n))
     try:
-        return pd.DataFrame._from_arrays(arrays, columns=pd.Index(columns), index=pd.RangeIndex(len(records)),
-                                         verify_integrity=False)
+        return pd.DataFrame._from_arrays(arrays, columns=_column_index(tuple(columns)).copy(),
+                                         index=pd.RangeIndex(n), verify_integrity=False)
     except (AttributeError, TypeError):  # the private constructor moved: the public one
         return pd.DataFrame(dict(zip(columns, arrays)), columns=columns)
+
+
+@lru_cache(maxsize=None)
+def _column_index(columns: tuple[str, ...]) -> pd.Index:
+    """The frames' column labels, made once per column list (each frame gets a shallow copy)."""
+    return pd.Index(list(columns))
 
 
 def _inferred_str_dtype():
@@ -151,21 +178,25 @@ def _inferred_str_dtype():
 _STR = _inferred_str_dtype()
 
 
-def _typed(values: list):
-    """A column's values as the array pandas would infer for them."""
-    types = set(map(type, values))
+def _arrow_strings(values: pa.Array) -> ArrowStringArray:
+    """An Arrow ``large_string`` array as the column pandas infers for those strings (needs :data:`_STR`)."""
+    return ArrowStringArray(pa.chunked_array([values]), dtype=_STR)
+
+
+def _typed(values, types: set[type] | None = None):
+    """A column's values (a sequence; ``types``, the set of their types, if known) as the array pandas
+    would infer for them."""
+    if types is None:
+        types = set(map(type, values))
     if types == {str} and _STR is not None:
-        return ArrowStringArray(pa.chunked_array([pa.array(values, type=pa.large_string())]), dtype=_STR)
+        return _arrow_strings(pa.array(list(values), type=pa.large_string()))
     if types == {bool}:
         return np.array(values, dtype=bool)
     if types == {int} and -2**63 <= min(values) and max(values) < 2**63:
         return np.array(values, dtype=np.int64)
-    if types == {list}:  # lists stay objects (one per cell, never a 2-d array)
-        out = np.empty(len(values), dtype=object)
-        for i, v in enumerate(values):
-            out[i] = v
-        return out
-    return pd.Series(values)._values
+    if types == {list}:  # lists stay objects (one per cell, never a 2-d array as np.array would make)
+        return np.fromiter(values, dtype=object, count=len(values))
+    return pd.Series(list(values))._values
 
 
 def _by_key_turns(drafts: list[Draft], rng: random.Random) -> list[Draft]:
@@ -213,16 +244,16 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
     candidates, offered = drawn.candidates, drawn.offered
     chosen = candidates[: N_OPTIONS - 1] if len(candidates) >= N_OPTIONS - 1 else []
     chosen_values = {c.value for c in chosen}
+    subtype_name, answer = draft.subtype, draft.answer
+    # rows in POOL_COLUMNS order: clip_key, question_id, subtype, distractor_strategy, value, text, role,
+    # present, rows, note, chosen, offered
     pool_rows = [
-        {"clip_key": clip_key, "question_id": qid, "subtype": draft.subtype, "distractor_strategy": strategy,
-         "value": c.value, "text": c.text, "role": "distractor", "present": c.present, "rows": list(c.rows),
-         "note": c.note, "chosen": c.value in chosen_values, "offered": offered}
+        (clip_key, qid, subtype_name, strategy, c.value, c.text, "distractor", c.present, list(c.rows), c.note,
+         c.value in chosen_values, offered)
         for c in candidates
     ]
-    pool_rows.append({"clip_key": clip_key, "question_id": qid, "subtype": draft.subtype, "distractor_strategy": strategy,
-                      "value": draft.answer.value, "text": draft.answer.text, "role": "answer",
-                      "present": draft.answer.present, "rows": list(draft.answer.rows), "note": draft.answer.note, "chosen": True,
-                      "offered": offered})
+    pool_rows.append((clip_key, qid, subtype_name, strategy, answer.value, answer.text, "answer", answer.present,
+                      list(answer.rows), answer.note, True, offered))
     if drawn.shortfall:
         return None, pool_rows, drawn.shortfall
     if not chosen:
@@ -247,12 +278,12 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
         "distractor_strategy": strategy, "provenance": json.dumps(provenance),
         "can_stand_alone": bool(draft.can_stand_alone), "stand_alone_reason": draft.stand_alone_reason,
         "open_question": draft.open_question, "statement": draft.statement, "answer_type": draft.answer_type,
-        "params": json.dumps(draft.params, sort_keys=True), "option_present": [None if p is None else bool(p) for p in present],
+        "params": _SORTED_JSON.encode(draft.params), "option_present": [None if p is None else bool(p) for p in present],
         "presence_pick": -1 if pick is None else pick, "presence_rule": rule,
         "presence_correct": pick == key_index, "caveats": list(draft.caveats),
         "option_frequency": [int(view.catalogue.frequency.get(o.value, 0)) for o in options],
     }
-    return q, pool_rows, ""
+    return _question_row(q), pool_rows, ""
 
 
 def render_question(q: dict | pd.Series, with_key: bool = True) -> str:
