@@ -108,17 +108,23 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
         if config.distractor_rule == "exchangeable":
             drafts = _by_key_turns(drafts, rng)
             answers = frozenset(d.answer.value for d in drafts)  # the peers: every draft's key, kept or not
+        # a draft's window check, made once for all strategies: (why it is not asked, or "", and the
+        # scope of its rows read inside their spans); the check reads neither the strategy nor the rows' instants
+        checked: dict[int, tuple[str, str]] = {}
         for strategy in config.strategies(subtype):
             kept = 0
-            for draft in drafts:
+            for i, draft in enumerate(drafts):
                 if kept >= config.max_per_subtype:
                     drops[f"{name}: over the per-clip cap of {config.max_per_subtype}"] += 1
                     continue
-                reason = outside_window(draft.provenance, clip) or _read_inside(draft, subtype)
+                if i not in checked:
+                    outside = outside_window(draft.provenance, clip)
+                    checked[i] = (outside, "") if outside else _read_inside(draft, subtype)
+                reason, derived = checked[i]
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
-                q, pool, reason = _finish(view, subtype, draft, strategy, config, answers)
+                q, pool, reason = _finish(view, subtype, draft, strategy, config, answers, derived)
                 pool_rows += pool
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
@@ -219,21 +225,25 @@ def _by_key_turns(drafts: list[Draft], rng: random.Random) -> list[Draft]:
     return out
 
 
-def _read_inside(draft: Draft, subtype) -> str:
+def _read_inside(draft: Draft, subtype) -> tuple[str, str]:
     """Every row is read at an instant inside it (``at_s`` moved into the row). When that moves the
     instants off the moments the subtype asks about (a cue and a narration that overlap only at an edge),
     the draft is not asked. A subtype whose evidence does not match its scope anyway is left to the
-    blocking ``level_matches_provenance`` check."""
+    blocking ``level_matches_provenance`` check. Returns why it is not asked ("" when it is) and the
+    scope its rows, read inside, derive (:func:`levels.derive_scope`)."""
     inside = [e.read_inside() for e in draft.provenance]
     derived = derive_scope(inside)
-    if derive_scope(draft.provenance) == subtype.scope != derived:
-        return f"its rows, read inside their spans, give {derived} evidence, not {subtype.scope}"
+    moved = any(a is not b for a, b in zip(inside, draft.provenance))  # read_inside returns a row already inside
+    if (derive_scope(draft.provenance) if moved else derived) == subtype.scope != derived:
+        return f"its rows, read inside their spans, give {derived} evidence, not {subtype.scope}", derived
     draft.provenance = inside
-    return ""
+    return "", derived
 
 
 def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig,
-            answers: frozenset[str] = frozenset()):
+            answers: frozenset[str] = frozenset(), derived_scope: str | None = None):
+    """The question of one draft under one strategy, its pool rows and why it was dropped ("" when kept).
+    ``derived_scope``: the scope of the draft's (read-inside) provenance when already derived."""
     from .distractors import pool as make_pool
 
     clip = view.clip
@@ -272,7 +282,7 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
     q = {
         "question_id": qid, "dataset": clip.dataset, "clip_key": clip_key, "video_id": clip.video_id,
         "subtype": draft.subtype, "level": subtype.level, "scope": subtype.scope,
-        "derived_scope": derive_scope(draft.provenance),
+        "derived_scope": derive_scope(draft.provenance) if derived_scope is None else derived_scope,
         "question": draft.question, "options": [o.text for o in options], "option_values": [o.value for o in options],
         "answer": options[key_index].text, "answer_value": options[key_index].value, "answer_index": key_index,
         "distractor_strategy": strategy, "provenance": json.dumps(provenance),
