@@ -40,6 +40,7 @@ from pandas.arrays import ArrowStringArray
 
 from ..annotations.catalogue import Catalogue
 from .clip_view import ClipView
+from .distractors import pool as make_pool
 from ..annotations.clips import Clip
 from .levels import derive_scope, outside_window
 from .solvers import solve
@@ -244,8 +245,6 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
             answers: frozenset[str] = frozenset(), derived_scope: str | None = None):
     """The question of one draft under one strategy, its pool rows and why it was dropped ("" when kept).
     ``derived_scope``: the scope of the draft's (read-inside) provenance when already derived."""
-    from .distractors import pool as make_pool
-
     clip = view.clip
     clip_key = clip.key  # (a property: formatted on every read)
     qid = question_id(clip, draft, strategy)
