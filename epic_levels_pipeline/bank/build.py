@@ -109,8 +109,9 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
         if config.distractor_rule == "exchangeable":
             drafts = _by_key_turns(drafts, rng)
             answers = frozenset(d.answer.value for d in drafts)  # the peers: every draft's key, kept or not
-        # a draft's window check, made once for all strategies: (why it is not asked, or "", and the
-        # scope of its rows read inside their spans); the check reads neither the strategy nor the rows' instants
+        # a draft's window check, made once for all strategies: (why it is not asked, or "", and the scope
+        # of its rows read inside their spans). It does not read the strategy, and a draft it passed passes
+        # it again unchanged (its rows are then read inside already), so the first answer is every strategy's.
         checked: dict[int, tuple[str, str]] = {}
         for strategy in config.strategies(subtype):
             kept = 0
@@ -190,13 +191,9 @@ def _arrow_strings(values: pa.Array) -> ArrowStringArray:
     return ArrowStringArray(pa.chunked_array([values]), dtype=_STR)
 
 
-def _typed(values, types: set[type] | None = None):
-    """A column's values (a sequence; ``types``, the set of their types, if known) as the array pandas
-    would infer for them."""
-    if types is None:
-        types = set(map(type, values))
-    if types == {str} and _STR is not None:
-        return _arrow_strings(pa.array(list(values), type=pa.large_string()))
+def _typed(values: tuple, types: set[type]):
+    """A column's values (``types``: the set of their types) as the array pandas would infer for them;
+    columns of strings only are converted by :func:`_records_frame`, all at once."""
     if types == {bool}:
         return np.array(values, dtype=bool)
     if types == {int} and -2**63 <= min(values) and max(values) < 2**63:
