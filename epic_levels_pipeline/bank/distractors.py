@@ -21,6 +21,7 @@ import numpy as np
 
 from ..annotations.catalogue import is_placeholder_name, object_class
 from ..annotations.values import CandidateValue
+from ..seeding import shuffle
 from .clip_view import ClipView, _missing
 from .kinds import render, rows_where  # noqa: F401  (render: option text, used by subtypes and responders)
 from .options import ENTITY_KINDS, OptionSet, OptionTexts
@@ -376,7 +377,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
             return Drawn([], n, "the key is among the three most or least frequent of its kind: "
                                 "no frequency-matched options")
         if rng is not None:
-            rng.shuffle(order)
+            shuffle(rng, order)
         shuffled = np.array(order, dtype=np.int64)
         fs = f[shuffled] if n else f
         sides = {"higher": shuffled[fs > key_f].tolist(), "equal": shuffled[fs == key_f].tolist(),
@@ -399,7 +400,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
             return Drawn([], n, "no distractors to place the key at a frequency rank (pool too small)")
     else:
         if rng is not None:
-            rng.shuffle(order)
+            shuffle(rng, order)
         if peers_first:
             peer = {p: source.get(p).value in peers for p in order}  # (clip pools are lists: nothing rendered)
             order = [p for p in order if peer[p]] + [p for p in order if not peer[p]]
