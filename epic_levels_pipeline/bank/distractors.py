@@ -106,6 +106,10 @@ class _Source:
             cand = self._made[p] = self._make(p)
         return cand
 
+    def __iter__(self):
+        """Every candidate, in order (each made now: for small pools; ``values`` tells a value without it)."""
+        return (self.get(p) for p in range(len(self)))
+
     @classmethod
     def of_list(cls, candidates: list[Candidate], draft, frequency: dict[str, int]) -> "_Source":
         kept = [c for c in candidates if c.value != draft.answer.value and c.value not in draft.exclude]
@@ -113,16 +117,46 @@ class _Source:
                    kept.__getitem__)
 
     @classmethod
-    def of_table(cls, table: _Table, base: np.ndarray, draft, strategy: str) -> "_Source":
-        """The entities at catalogue positions ``base`` (ascending) less the answer and the exclusions."""
+    def of_entities(cls, view: ClipView, name: str, entities, draft, strategy: str, present: bool,
+                    texts: dict[str, str] | None = None) -> "_Source":
+        """A clip's (value, rows, note) entities (``entities()``, worked out once per view under ``name``) less
+        the answer and the exclusions; their texts from ``texts`` (:func:`_absent_texts`) or, without it,
+        rendered when drawn."""
+        listed = view.memo(name, entities)
+        values, freq = view.memo(f"{name}:freq", lambda: (
+            [e[0] for e in listed], np.array([view.catalogue.frequency.get(e[0], 0) for e in listed], dtype=np.int64)))
+        drop = {draft.answer.value, *draft.exclude}
+        idx = [i for i, v in enumerate(values) if v not in drop]
+
+        def make(p: int) -> Candidate:
+            value, rows, note = listed[idx[p]]
+            text = "" if texts is None else texts.get(value) or texts.setdefault(value, render(view, value))
+            return Candidate(value, text, strategy, present, [] if rows is None else list(rows), note)
+
+        return cls([values[i] for i in idx], freq[np.array(idx, dtype=np.int64)], make)
+
+    @classmethod
+    def of_table(cls, view: ClipView, table: _Table, base: np.ndarray, draft, strategy: str) -> "_Source":
+        """The entities at catalogue positions ``base`` (ascending, absent from the clip) less the answer and
+        the exclusions, each with its text (:func:`_absent_texts`)."""
         drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
         idx = np.delete(base, _found(base, drop)) if drop else base
+        texts = _absent_texts(view)
 
         def make(p: int) -> Candidate:
             i = int(idx[p])
-            return Candidate(table.values[i], "", strategy, False, list(table.rows[i]), table.note)
+            value = table.values[i]
+            text = texts.get(value) or texts.setdefault(value, render(view, value))
+            return Candidate(value, text, strategy, False, list(table.rows[i]), table.note)
 
         return cls(idx, table.freq[idx], make)
+
+
+def _absent_texts(view: ClipView) -> dict[str, str]:
+    """Option texts of entities absent from a clip, by value, kept with the catalogue: a clip's own words
+    name only what the clip holds (:mod:`.kinds` renders a noun or an action from its narrations only when
+    they have it), so an absent entity's text is the same in every clip and is rendered once."""
+    return view.catalogue.derived("absent_texts", lambda cat: {})
 
 
 def _found(ascending: np.ndarray, values: list[int]) -> np.ndarray:
@@ -155,20 +189,11 @@ def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
     if kind in ("noun", "action", "purpose", "activity"):
         t = cat.derived("distractor_tables", _tables)[kind]
         base = view.memo(f"absent_positions:{kind}", lambda: _absent_positions(view, kind, t))
-        return _Source.of_table(t, base, draft, "absent_from_clip")
+        return _Source.of_table(view, t, base, draft, "absent_from_clip")
     if kind not in ("sound", "object"):
         return []
-    entities = view.memo(f"absent:{kind}", lambda: _absent_entities(view, kind))
-    values, freq = view.memo(f"absent_freq:{kind}", lambda: (
-        [e[0] for e in entities], np.array([cat.frequency.get(e[0], 0) for e in entities], dtype=np.int64)))
-    drop = {draft.answer.value, *draft.exclude}
-    idx = [i for i, v in enumerate(values) if v not in drop]
-
-    def make(p: int) -> Candidate:
-        value, rows, note = entities[idx[p]]
-        return Candidate(value, "", "absent_from_clip", False, [] if rows is None else rows, note)
-
-    return _Source([values[i] for i in idx], freq[np.array(idx, dtype=np.int64)], make)
+    return _Source.of_entities(view, f"absent:{kind}", lambda: _absent_entities(view, kind), draft,
+                               "absent_from_clip", False, _absent_texts(view))
 
 
 def _absent_entities(view: ClipView, kind: str) -> list[tuple[str, list[str] | None, str]]:
@@ -219,9 +244,8 @@ def _other_moments(view: ClipView, draft) -> list[Candidate]:
     return out
 
 
-def _shares_objects(view: ClipView, draft) -> list[Candidate]:
-    sharing = view.memo("shares_objects", lambda: _sharing_activities(view))
-    return [Candidate(value, "", "shares_objects", True, list(rows), note) for value, rows, note in sharing]
+def _shares_objects(view: ClipView, draft) -> _Source:
+    return _Source.of_entities(view, "shares_objects", lambda: _sharing_activities(view), draft, "shares_objects", True)
 
 
 def _sharing_activities(view: ClipView) -> list[tuple[str, list[str], str]]:
@@ -344,13 +368,12 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     def admit(p: int) -> bool:
         cand = source.get(p)
         cand.text = cand.text or render(view, cand.value)
-        if beside.clashes(cand.text):
+        if not beside.join(cand.text):
             return False
         if cand.present is None:
             cand.present = view.present(cand.value)
         taken.append(cand)
         taken_at.add(p)
-        beside.add(cand.text)
         return True
 
     def take(side: list[int], want: int) -> bool:

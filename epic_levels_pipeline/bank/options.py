@@ -117,7 +117,20 @@ class OptionSet:
 
     def clashes(self, text: str) -> bool:
         """Does ``text`` clash with any text in the set?"""
+        return self._clashes(text, self._texts.words(text)[0])
+
+    def add(self, text: str) -> None:
+        self._add(text, self._texts.words(text)[0])
+
+    def join(self, text: str) -> bool:
+        """Add ``text`` unless it clashes with a text in the set; whether it was added (its words read once)."""
         words = self._texts.words(text)[0]
+        if self._clashes(text, words):
+            return False
+        self._add(text, words)
+        return True
+
+    def _clashes(self, text: str, words: dict) -> bool:
         if not words:
             return self._wordless > 0
         if self._by_word.keys().isdisjoint(words):  # the common case, decided without a loop
@@ -125,8 +138,7 @@ class OptionSet:
         sharing = {member for word in words for member in self._by_word.get(word, ())}
         return self._texts.clashes_any(text, sharing, self._entity)
 
-    def add(self, text: str) -> None:
-        words = self._texts.words(text)[0]
+    def _add(self, text: str, words: dict) -> None:
         self._wordless += not words
         for word in words:
             self._by_word.setdefault(word, []).append(text)
