@@ -112,35 +112,41 @@ class OptionSet:
     def clear(self) -> None:
         """Back to the first text alone."""
         self._by_word: dict[str, list[str]] = {}  # the texts holding each word
+        self._members: dict[str, tuple[dict, frozenset | None, str]] = {}  # their :meth:`OptionTexts.words`
         self._wordless = 0
         self.add(self._first)
 
     def clashes(self, text: str) -> bool:
         """Does ``text`` clash with any text in the set?"""
-        return self._clashes(text, self._texts.words(text)[0])
+        return self._clashes(self._texts.words(text))
 
     def add(self, text: str) -> None:
-        self._add(text, self._texts.words(text)[0])
+        self._add(text, self._texts.words(text))
 
     def join(self, text: str) -> bool:
         """Add ``text`` unless it clashes with a text in the set; whether it was added (its words read once)."""
-        words = self._texts.words(text)[0]
-        if self._clashes(text, words):
+        mine = self._texts.words(text)
+        if self._clashes(mine):
             return False
-        self._add(text, words)
+        self._add(text, mine)
         return True
 
-    def _clashes(self, text: str, words: dict) -> bool:
+    def _clashes(self, mine: tuple[dict, frozenset | None, str]) -> bool:
+        words = mine[0]
         if not words:
             return self._wordless > 0
-        if self._by_word.keys().isdisjoint(words):  # the common case, decided without a loop
+        by_word = self._by_word
+        if by_word.keys().isdisjoint(words):  # the common case, decided without a loop
             return False
-        sharing = {member for word in words for member in self._by_word.get(word, ())}
-        return self._texts.clashes_any(text, sharing, self._entity)
+        members = self._members
+        clash, entity = OptionTexts._clash, self._entity
+        return any(clash(mine, members[member], entity)
+                   for member in {member for word in words for member in by_word.get(word, ())})
 
-    def _add(self, text: str, words: dict) -> None:
-        self._wordless += not words
-        for word in words:
+    def _add(self, text: str, mine: tuple[dict, frozenset | None, str]) -> None:
+        self._members[text] = mine
+        self._wordless += not mine[0]
+        for word in mine[0]:
             self._by_word.setdefault(word, []).append(text)
 
 
