@@ -122,18 +122,16 @@ class _Source:
         """A clip's (value, rows, note) entities (``entities()``, worked out once per view under ``name``) less
         the answer and the exclusions; their texts from ``texts`` (:func:`_absent_texts`) or, without it,
         rendered when drawn."""
-        listed = view.memo(name, entities)
-        values, freq = view.memo(f"{name}:freq", lambda: (
-            [e[0] for e in listed], np.array([view.catalogue.frequency.get(e[0], 0) for e in listed], dtype=np.int64)))
-        drop = {draft.answer.value, *draft.exclude}
-        idx = [i for i, v in enumerate(values) if v not in drop]
+        listed, at, freq = view.memo(name, lambda: _indexed(view, entities()))
+        drop = sorted(i for v in {draft.answer.value, *draft.exclude} for i in at.get(v, ()))
+        idx = np.delete(np.arange(len(listed)), drop) if drop else np.arange(len(listed))
 
         def make(p: int) -> Candidate:
-            value, rows, note = listed[idx[p]]
+            value, rows, note = listed[int(idx[p])]
             text = "" if texts is None else texts.get(value) or texts.setdefault(value, render(view, value))
             return Candidate(value, text, strategy, present, [] if rows is None else list(rows), note)
 
-        return cls([values[i] for i in idx], freq[np.array(idx, dtype=np.int64)], make)
+        return cls(idx, freq[idx], make)
 
     @classmethod
     def of_table(cls, view: ClipView, table: _Table, base: np.ndarray, draft, strategy: str) -> "_Source":
@@ -157,6 +155,15 @@ def _absent_texts(view: ClipView) -> dict[str, str]:
     name only what the clip holds (:mod:`.kinds` renders a noun or an action from its narrations only when
     they have it), so an absent entity's text is the same in every clip and is rendered once."""
     return view.catalogue.derived("absent_texts", lambda cat: {})
+
+
+def _indexed(view: ClipView, listed: list[tuple]) -> tuple[list[tuple], dict[str, list[int]], np.ndarray]:
+    """(value, ...) entities with where each value stands (a value may stand twice) and its corpus frequency."""
+    at: dict[str, list[int]] = {}
+    for i, e in enumerate(listed):
+        at.setdefault(e[0], []).append(i)
+    frequency = view.catalogue.frequency
+    return listed, at, np.array([frequency.get(e[0], 0) for e in listed], dtype=np.int64)
 
 
 def _found(ascending: np.ndarray, values: list[int]) -> np.ndarray:
@@ -360,8 +367,6 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     if not isinstance(source, _Source):
         source = _Source.of_list(source, draft, freq)
     n = len(source)
-    entity = CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS
-    beside = OptionSet(option_texts(view.catalogue), draft.answer.text, entity)  # the key's text and those taken
     taken: list[Candidate] = []
     taken_at: set[int] = set()
 
@@ -385,6 +390,8 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
                 got += 1
         return got == want
 
+    beside = OptionSet(option_texts(view.catalogue), draft.answer.text,  # the key's text and those taken
+                       CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS)
     order = list(range(n))  # positions in the source; shuffled as the candidates themselves would be
     if rule == "uniform_rank" and has_prior(draft.answer.value):
         key_f = freq.get(draft.answer.value, 0)
