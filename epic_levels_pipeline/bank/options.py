@@ -138,10 +138,12 @@ class OptionSet:
         by_word = self._by_word
         if by_word.keys().isdisjoint(words):  # the common case, decided without a loop
             return False
-        members = self._members
-        clash, entity = OptionTexts._clash, self._entity
-        return any(clash(mine, members[member], entity)
-                   for member in {member for word in words for member in by_word.get(word, ())})
+        members, clash, entity = self._members, OptionTexts._clash, self._entity
+        for word in words:  # (a member sharing two words may be compared twice: the answer is the same)
+            for member in by_word.get(word, ()):
+                if clash(mine, members[member], entity):
+                    return True
+        return False
 
     def _add(self, text: str, mine: tuple[dict, frozenset | None, str]) -> None:
         self._members[text] = mine
