@@ -122,8 +122,8 @@ class _Source:
         """A clip's (value, rows, note) entities (``entities()``, worked out once per view under ``name``) less
         the answer and the exclusions; their texts from ``texts`` (:func:`_absent_texts`) or, without it,
         rendered when drawn."""
-        listed, at, freq = view.memo(name, lambda: _indexed(view, entities()))
-        drop = sorted(i for v in {draft.answer.value, *draft.exclude} for i in at.get(v, ()))
+        listed, where, freq = view.memo(name, lambda: _indexed(view, entities()))
+        drop = sorted(i for v in {draft.answer.value, *draft.exclude} for i in where(v))
         idx = np.delete(np.arange(len(listed)), drop) if drop else np.arange(len(listed))
 
         def make(p: int) -> Candidate:
@@ -157,13 +157,23 @@ def _absent_texts(view: ClipView) -> dict[str, str]:
     return view.catalogue.derived("absent_texts", lambda cat: {})
 
 
-def _indexed(view: ClipView, listed: list[tuple]) -> tuple[list[tuple], dict[str, list[int]], np.ndarray]:
-    """(value, ...) entities with where each value stands (a value may stand twice) and its corpus frequency."""
-    at: dict[str, list[int]] = {}
-    for i, e in enumerate(listed):
-        at.setdefault(e[0], []).append(i)
+def _indexed(view: ClipView, listed: list[tuple]) -> tuple[list[tuple], Callable, np.ndarray]:
+    """(value, ...) entities, where a value stands among them (a list: absent objects may list one twice)
+    and their corpus frequencies. Lists run to thousands: the first and the last place of each value are
+    two dicts made at C speed, and only a value standing in more than one place is looked for between them."""
+    values = [e[0] for e in listed]
+    last = dict(zip(values, range(len(values))))
+    first = dict(zip(reversed(values), range(len(values) - 1, -1, -1)))
+
+    def where(value: str) -> list[int]:
+        i = first.get(value)
+        if i is None:
+            return []
+        j = last[value]
+        return [i] if i == j else [k for k in range(i, j + 1) if values[k] == value]
+
     frequency = view.catalogue.frequency
-    return listed, at, np.array([frequency.get(e[0], 0) for e in listed], dtype=np.int64)
+    return listed, where, np.array([frequency.get(v, 0) for v in values], dtype=np.int64)
 
 
 def _found(ascending: np.ndarray, values: list[int]) -> np.ndarray:
