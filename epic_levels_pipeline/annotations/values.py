@@ -26,9 +26,18 @@ class CandidateValue:
 
     @classmethod
     def parse(cls, text) -> "CandidateValue":
-        """The value of a stored text (an unknown kind is kept as it is; its users decide what it means)."""
-        kind, _, payload = str(text).partition(":")
-        return cls(kind, payload)
+        """The value of a stored text (an unknown kind is kept as it is; its users decide what it means).
+        Values are immutable, so the value of each text is made once (:data:`_PARSED`) and shared."""
+        text = str(text)
+        value = _PARSED.get(text) if cls is CandidateValue else None
+        if value is None:
+            kind, _, payload = text.partition(":")
+            value = cls(kind, payload)
+            if cls is CandidateValue:
+                if len(_PARSED) >= _PARSED_MAX:
+                    _PARSED.clear()
+                _PARSED[text] = value
+        return value
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.payload}"
@@ -43,3 +52,9 @@ class CandidateValue:
         """(verb class, noun class) of an ``action`` or ``purpose`` value."""
         v, n = self.payload.split(":")
         return int(v), int(n)
+
+
+# Parsed values by text (:meth:`CandidateValue.parse`): a run parses the same few thousand values over and
+# over; emptied when full so that it stays small.
+_PARSED: dict[str, CandidateValue] = {}
+_PARSED_MAX = 200_000

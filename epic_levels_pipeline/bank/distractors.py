@@ -21,6 +21,7 @@ import numpy as np
 
 from ..annotations.catalogue import is_placeholder_name, object_class
 from ..annotations.values import CandidateValue
+from ..seeding import shuffle
 from .clip_view import ClipView, _missing
 from .kinds import render, rows_where  # noqa: F401  (render: option text, used by subtypes and responders)
 from .options import ENTITY_KINDS, OptionSet, OptionTexts
@@ -105,6 +106,10 @@ class _Source:
             cand = self._made[p] = self._make(p)
         return cand
 
+    def __iter__(self):
+        """Every candidate, in order (each made now: for small pools; ``values`` tells a value without it)."""
+        return (self.get(p) for p in range(len(self)))
+
     @classmethod
     def of_list(cls, candidates: list[Candidate], draft, frequency: dict[str, int]) -> "_Source":
         kept = [c for c in candidates if c.value != draft.answer.value and c.value not in draft.exclude]
@@ -112,16 +117,63 @@ class _Source:
                    kept.__getitem__)
 
     @classmethod
-    def of_table(cls, table: _Table, base: np.ndarray, draft, strategy: str) -> "_Source":
-        """The entities at catalogue positions ``base`` (ascending) less the answer and the exclusions."""
+    def of_entities(cls, view: ClipView, name: str, entities, draft, strategy: str, present: bool,
+                    texts: dict[str, str] | None = None) -> "_Source":
+        """A clip's (value, rows, note) entities (``entities()``, worked out once per view under ``name``) less
+        the answer and the exclusions; their texts from ``texts`` (:func:`_absent_texts`) or, without it,
+        rendered when drawn."""
+        listed, where, freq = view.memo(name, lambda: _indexed(view, entities()))
+        drop = sorted(i for v in {draft.answer.value, *draft.exclude} for i in where(v))
+        idx = np.delete(np.arange(len(listed)), drop) if drop else np.arange(len(listed))
+
+        def make(p: int) -> Candidate:
+            value, rows, note = listed[int(idx[p])]
+            text = "" if texts is None else texts.get(value) or texts.setdefault(value, render(view, value))
+            return Candidate(value, text, strategy, present, [] if rows is None else list(rows), note)
+
+        return cls(idx, freq[idx], make)
+
+    @classmethod
+    def of_table(cls, view: ClipView, table: _Table, base: np.ndarray, draft, strategy: str) -> "_Source":
+        """The entities at catalogue positions ``base`` (ascending, absent from the clip) less the answer and
+        the exclusions, each with its text (:func:`_absent_texts`)."""
         drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
         idx = np.delete(base, _found(base, drop)) if drop else base
+        texts = _absent_texts(view)
 
         def make(p: int) -> Candidate:
             i = int(idx[p])
-            return Candidate(table.values[i], "", strategy, False, list(table.rows[i]), table.note)
+            value = table.values[i]
+            text = texts.get(value) or texts.setdefault(value, render(view, value))
+            return Candidate(value, text, strategy, False, list(table.rows[i]), table.note)
 
         return cls(idx, table.freq[idx], make)
+
+
+def _absent_texts(view: ClipView) -> dict[str, str]:
+    """Option texts of entities absent from a clip, by value, kept with the catalogue: a clip's own words
+    name only what the clip holds (:mod:`.kinds` renders a noun or an action from its narrations only when
+    they have it), so an absent entity's text is the same in every clip and is rendered once."""
+    return view.catalogue.derived("absent_texts", lambda cat: {})
+
+
+def _indexed(view: ClipView, listed: list[tuple]) -> tuple[list[tuple], Callable, np.ndarray]:
+    """(value, ...) entities, where a value stands among them (a list: absent objects may list one twice)
+    and their corpus frequencies. Lists run to thousands: the first and the last place of each value are
+    two dicts made at C speed, and only a value standing in more than one place is looked for between them."""
+    values = [e[0] for e in listed]
+    last = dict(zip(values, range(len(values))))
+    first = dict(zip(reversed(values), range(len(values) - 1, -1, -1)))
+
+    def where(value: str) -> list[int]:
+        i = first.get(value)
+        if i is None:
+            return []
+        j = last[value]
+        return [i] if i == j else [k for k in range(i, j + 1) if values[k] == value]
+
+    frequency = view.catalogue.frequency
+    return listed, where, np.array([frequency.get(v, 0) for v in values], dtype=np.int64)
 
 
 def _found(ascending: np.ndarray, values: list[int]) -> np.ndarray:
@@ -154,20 +206,11 @@ def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
     if kind in ("noun", "action", "purpose", "activity"):
         t = cat.derived("distractor_tables", _tables)[kind]
         base = view.memo(f"absent_positions:{kind}", lambda: _absent_positions(view, kind, t))
-        return _Source.of_table(t, base, draft, "absent_from_clip")
+        return _Source.of_table(view, t, base, draft, "absent_from_clip")
     if kind not in ("sound", "object"):
         return []
-    entities = view.memo(f"absent:{kind}", lambda: _absent_entities(view, kind))
-    values, freq = view.memo(f"absent_freq:{kind}", lambda: (
-        [e[0] for e in entities], np.array([cat.frequency.get(e[0], 0) for e in entities], dtype=np.int64)))
-    drop = {draft.answer.value, *draft.exclude}
-    idx = [i for i, v in enumerate(values) if v not in drop]
-
-    def make(p: int) -> Candidate:
-        value, rows, note = entities[idx[p]]
-        return Candidate(value, "", "absent_from_clip", False, [] if rows is None else rows, note)
-
-    return _Source([values[i] for i in idx], freq[np.array(idx, dtype=np.int64)], make)
+    return _Source.of_entities(view, f"absent:{kind}", lambda: _absent_entities(view, kind), draft,
+                               "absent_from_clip", False, _absent_texts(view))
 
 
 def _absent_entities(view: ClipView, kind: str) -> list[tuple[str, list[str] | None, str]]:
@@ -218,9 +261,8 @@ def _other_moments(view: ClipView, draft) -> list[Candidate]:
     return out
 
 
-def _shares_objects(view: ClipView, draft) -> list[Candidate]:
-    sharing = view.memo("shares_objects", lambda: _sharing_activities(view))
-    return [Candidate(value, "", "shares_objects", True, list(rows), note) for value, rows, note in sharing]
+def _shares_objects(view: ClipView, draft) -> _Source:
+    return _Source.of_entities(view, "shares_objects", lambda: _sharing_activities(view), draft, "shares_objects", True)
 
 
 def _sharing_activities(view: ClipView) -> list[tuple[str, list[str], str]]:
@@ -335,21 +377,18 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     if not isinstance(source, _Source):
         source = _Source.of_list(source, draft, freq)
     n = len(source)
-    entity = CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS
-    beside = OptionSet(option_texts(view.catalogue), draft.answer.text, entity)  # the key's text and those taken
     taken: list[Candidate] = []
     taken_at: set[int] = set()
 
     def admit(p: int) -> bool:
         cand = source.get(p)
         cand.text = cand.text or render(view, cand.value)
-        if beside.clashes(cand.text):
+        if not beside.join(cand.text):
             return False
         if cand.present is None:
             cand.present = view.present(cand.value)
         taken.append(cand)
         taken_at.add(p)
-        beside.add(cand.text)
         return True
 
     def take(side: list[int], want: int) -> bool:
@@ -361,6 +400,8 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
                 got += 1
         return got == want
 
+    beside = OptionSet(option_texts(view.catalogue), draft.answer.text,  # the key's text and those taken
+                       CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS)
     order = list(range(n))  # positions in the source; shuffled as the candidates themselves would be
     if rule == "uniform_rank" and has_prior(draft.answer.value):
         key_f = freq.get(draft.answer.value, 0)
@@ -376,7 +417,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
             return Drawn([], n, "the key is among the three most or least frequent of its kind: "
                                 "no frequency-matched options")
         if rng is not None:
-            rng.shuffle(order)
+            shuffle(rng, order)
         shuffled = np.array(order, dtype=np.int64)
         fs = f[shuffled] if n else f
         sides = {"higher": shuffled[fs > key_f].tolist(), "equal": shuffled[fs == key_f].tolist(),
@@ -399,7 +440,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
             return Drawn([], n, "no distractors to place the key at a frequency rank (pool too small)")
     else:
         if rng is not None:
-            rng.shuffle(order)
+            shuffle(rng, order)
         if peers_first:
             peer = {p: source.get(p).value in peers for p in order}  # (clip pools are lists: nothing rendered)
             order = [p for p in order if peer[p]] + [p for p in order if not peer[p]]

@@ -182,8 +182,7 @@ class Activity(Kind):
         return value.payload
 
     def present(self, view, value):
-        objects = set(view.catalogue.activities.get(value.payload, {}).get("objects", []))
-        return bool(objects & view.present_objects)
+        return not view.present_objects.isdisjoint(view.catalogue.activities.get(value.payload, {}).get("objects", []))
 
     def names_in_clip(self, view):
         return sorted(set(view.activities["label"]))

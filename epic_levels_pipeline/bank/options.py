@@ -112,23 +112,43 @@ class OptionSet:
     def clear(self) -> None:
         """Back to the first text alone."""
         self._by_word: dict[str, list[str]] = {}  # the texts holding each word
+        self._members: dict[str, tuple[dict, frozenset | None, str]] = {}  # their :meth:`OptionTexts.words`
         self._wordless = 0
         self.add(self._first)
 
     def clashes(self, text: str) -> bool:
         """Does ``text`` clash with any text in the set?"""
-        words = self._texts.words(text)[0]
-        if not words:
-            return self._wordless > 0
-        if self._by_word.keys().isdisjoint(words):  # the common case, decided without a loop
-            return False
-        sharing = {member for word in words for member in self._by_word.get(word, ())}
-        return self._texts.clashes_any(text, sharing, self._entity)
+        return self._clashes(self._texts.words(text))
 
     def add(self, text: str) -> None:
-        words = self._texts.words(text)[0]
-        self._wordless += not words
-        for word in words:
+        self._add(text, self._texts.words(text))
+
+    def join(self, text: str) -> bool:
+        """Add ``text`` unless it clashes with a text in the set; whether it was added (its words read once)."""
+        mine = self._texts.words(text)
+        if self._clashes(mine):
+            return False
+        self._add(text, mine)
+        return True
+
+    def _clashes(self, mine: tuple[dict, frozenset | None, str]) -> bool:
+        words = mine[0]
+        if not words:
+            return self._wordless > 0
+        by_word = self._by_word
+        if by_word.keys().isdisjoint(words):  # the common case, decided without a loop
+            return False
+        members, clash, entity = self._members, OptionTexts._clash, self._entity
+        for word in words:  # (a member sharing two words may be compared twice: the answer is the same)
+            for member in by_word.get(word, ()):
+                if clash(mine, members[member], entity):
+                    return True
+        return False
+
+    def _add(self, text: str, mine: tuple[dict, frozenset | None, str]) -> None:
+        self._members[text] = mine
+        self._wordless += not mine[0]
+        for word in mine[0]:
             self._by_word.setdefault(word, []).append(text)
 
 

@@ -28,3 +28,16 @@ def test_option_set_clashes_as_pairwise(first, added, text, entity):
     assert beside.clashes(text) == any(clash(text, other, entity) for other in [first, *added])
     beside.clear()
     assert beside.clashes(text) == bool(clash(text, first, entity))
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT, st.lists(TEXT, max_size=6), st.booleans())
+def test_option_set_join_is_clashes_then_add(first, texts, entity):
+    """:meth:`OptionSet.join` adds a text exactly when :meth:`OptionSet.clashes` says it may join."""
+    joined, checked = OptionSet(TEXTS, first, entity), OptionSet(TEXTS, first, entity)
+    for text in texts:
+        may = not checked.clashes(text)
+        if may:
+            checked.add(text)
+        assert joined.join(text) == may
+    assert joined._by_word == checked._by_word and joined._wordless == checked._wordless
