@@ -57,4 +57,4 @@ class CandidateValue:
 # Parsed values by text (:meth:`CandidateValue.parse`): a run parses the same few thousand values over and
 # over; emptied when full so that it stays small.
 _PARSED: dict[str, CandidateValue] = {}
-_PARSED_MAX = 200_000
+_PARSED_MAX = 50_000  # (the staged catalogue holds about 6,300 distinct values)
