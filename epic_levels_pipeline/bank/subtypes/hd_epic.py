@@ -122,8 +122,7 @@ def gen_object_moment(view: ClipView):
     (another object is a true open answer), so it stands alone only when nothing else moves near N.
     ``at_s`` is N, read inside the row."""
     clip = view.clip
-    tracks = view.tracks
-    if not len(tracks):
+    if not view.track_records:
         yield _skip("no object moved in the window")
         return
     used: set[int] = set()
