@@ -89,6 +89,17 @@ def _column_values(frame: pd.DataFrame, column: str):
     return values
 
 
+def _strings(values: "pd.arrays.ArrowStringArray") -> np.ndarray:
+    """``values.to_numpy(dtype=object)``: the strings, and the dtype's own null (NaN for ``str``, ``pd.NA``
+    for ``string``) where missing. Read through Arrow in one conversion: pandas' own conversion of a column
+    with nulls filters the array twice, which costs more than the rest of the clip's column reads."""
+    out = values.__arrow_array__().to_numpy(zero_copy_only=False)
+    if out.dtype != object:  # (not a string column after all: pandas' conversion)
+        return values.to_numpy(dtype=object)
+    out[np.equal(out, None)] = values.dtype.na_value
+    return out
+
+
 def _frame(data: dict[str, np.ndarray], index: pd.Index | None = None) -> pd.DataFrame:
     """A frame of these column arrays as they are (object columns stay object: no string inference; the
     column labels an object index, which makes every ``frame[column]`` of the generators cheaper)."""
@@ -160,6 +171,8 @@ class ClipView:
                     got = self.rows[column].to_numpy(dtype=float, na_value=np.nan)
             elif isinstance(values, np.ndarray):
                 got = np.asarray(values, dtype=object)
+            elif isinstance(values, pd.arrays.ArrowStringArray):
+                got = _strings(values)
             else:
                 got = values.to_numpy(dtype=object)
             self._arrays[column] = got

@@ -14,7 +14,7 @@ import pandas as pd
 from hypothesis import given, settings, strategies as st
 
 from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
-from epic_levels_pipeline.bank.clip_view import ClipView, _frame, _records_of, records
+from epic_levels_pipeline.bank.clip_view import ClipView, _frame, _records_of, _strings, records
 
 
 
@@ -90,3 +90,13 @@ def test_view_columns_records_and_spans_equal_the_pandas_readings(bundled):
             at = view.narrations_at(occ.start_s, occ.stop_s)
             assert _same_records(view.records_at(occ.start_s, occ.stop_s), records(at))
             assert view.unlabelled_overlaps(occ.start_s, occ.stop_s) == bool(len(view.unlabelled_at(occ.start_s, occ.stop_s)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_texts, max_size=8), st.sampled_from(["str", "string[pyarrow]"]), st.integers(0, 3))
+def test_string_columns_read_as_pandas_converts_them(values, dtype, skip):
+    """The Arrow fast path of string columns gives what ``to_numpy(dtype=object)`` gives (nulls included),
+    also on a slice of a longer column, as a clip's rows are of a batch."""
+    array = pd.Series(values, dtype=dtype).array[skip:]
+    got, want = _strings(array), array.to_numpy(dtype=object)
+    assert got.dtype == want.dtype and _same(got.tolist(), want.tolist())
