@@ -204,48 +204,26 @@ class ClipView:
         """A nullable flag column as booleans (null counts as False: ``fillna(False).astype(bool)``)."""
         return np.array([False if _missing(v) else bool(v) for v in values.tolist()], dtype=bool)
 
-    def _flagged(self, name: str, flag: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        data = self._stream_data(name, True)
-        return data, self._flag(data[flag])
-
     @staticmethod
     def _part(data: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
         """The rows where ``keep``, keeping their index in the stream's frame (as a boolean filter would)."""
         return _frame({c: v[keep] for c, v in data.items()}, pd.RangeIndex(len(keep))[keep])
 
-    @staticmethod
-    def _kept(data: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.ndarray]:
-        return {c: v[keep] for c, v in data.items()}
+    def _split(self, name: str, flag: str) -> tuple[dict[str, np.ndarray], np.ndarray, dict, dict]:
+        """A flagged stream's column arrays, its flag as booleans, and the arrays of the rows flagged and not."""
+        data = self._stream_data(name, True)
+        keep = self._flag(data[flag])
+        return data, keep, {c: v[keep] for c, v in data.items()}, {c: v[~keep] for c, v in data.items()}
 
-    # The row groups as column arrays (``*_data``): what the records, spans and frames below are read from.
-    # Generators and solvers read the records and spans; the frames are built only when a caller asks.
+    # The row groups as column arrays: what the records, spans and frames below are read from. Generators
+    # and solvers read the records and spans; the frames are built only when a caller asks for them.
     @cached_property
-    def _sound_data(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        return self._flagged("sound", "categorised")
-
-    @cached_property
-    def _categorised_data(self) -> dict[str, np.ndarray]:
-        data, keep = self._sound_data
-        return self._kept(data, keep)
+    def _sound_data(self) -> tuple[dict[str, np.ndarray], np.ndarray, dict, dict]:
+        return self._split("sound", "categorised")
 
     @cached_property
-    def _uncategorised_data(self) -> dict[str, np.ndarray]:
-        data, keep = self._sound_data
-        return self._kept(data, ~keep)
-
-    @cached_property
-    def _narration_data(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        return self._flagged("narration", "labelled")
-
-    @cached_property
-    def _labelled_data(self) -> dict[str, np.ndarray]:
-        data, keep = self._narration_data
-        return self._kept(data, keep)
-
-    @cached_property
-    def _unlabelled_data(self) -> dict[str, np.ndarray]:
-        data, keep = self._narration_data
-        return self._kept(data, ~keep)
+    def _narration_data(self) -> tuple[dict[str, np.ndarray], np.ndarray, dict, dict]:
+        return self._split("narration", "labelled")
 
     @cached_property
     def _track_data(self) -> dict[str, np.ndarray]:
@@ -266,22 +244,22 @@ class ClipView:
 
     @cached_property
     def categorised(self) -> pd.DataFrame:
-        data, keep = self._sound_data
+        data, keep, _, _ = self._sound_data
         return self._part(data, keep)
 
     @cached_property
     def uncategorised(self) -> pd.DataFrame:
-        data, keep = self._sound_data
+        data, keep, _, _ = self._sound_data
         return self._part(data, ~keep)
 
     @cached_property
     def narrations(self) -> pd.DataFrame:
-        data, keep = self._narration_data
+        data, keep, _, _ = self._narration_data
         return self._part(data, keep)
 
     @cached_property
     def unlabelled_narrations(self) -> pd.DataFrame:
-        data, keep = self._narration_data
+        data, keep, _, _ = self._narration_data
         return self._part(data, ~keep)
 
     @cached_property
@@ -299,7 +277,7 @@ class ClipView:
     # --- the rows as plain tuples and arrays (read once per view) -----------------------------------
     @cached_property
     def categorised_records(self) -> list:
-        return _records_of(self._categorised_data)
+        return _records_of(self._sound_data[2])
 
     @cached_property
     def track_records(self) -> list:
@@ -307,15 +285,15 @@ class ClipView:
 
     @cached_property
     def narration_records(self) -> list:
-        return _records_of(self._labelled_data)
+        return _records_of(self._narration_data[2])
 
     @cached_property
     def uncategorised_records(self) -> list:
-        return _records_of(self._uncategorised_data)
+        return _records_of(self._sound_data[3])
 
     @cached_property
     def unlabelled_records(self) -> list:
-        return _records_of(self._unlabelled_data)
+        return _records_of(self._narration_data[3])
 
     @cached_property
     def activity_records(self) -> list:
@@ -335,12 +313,12 @@ class ClipView:
 
     @cached_property
     def _narration_spans(self) -> tuple[np.ndarray, np.ndarray]:
-        n = self._labelled_data
+        n = self._narration_data[2]
         return n["start_s"], n["stop_s"]
 
     @cached_property
     def _unlabelled_spans(self) -> tuple[np.ndarray, np.ndarray]:
-        n = self._unlabelled_data
+        n = self._narration_data[3]
         return n["start_s"], n["stop_s"]
 
     # --- sounds ------------------------------------------------------------------------------------
