@@ -13,7 +13,8 @@ once whose moment has exactly one handled object, with distractors and a verifie
 expects roughly 600 of ~1,440 windows) — and how many had such a moment at all (a draft, kept or dropped).
 
 ``--limit N`` takes the first N windows per dataset, ``--dataset`` one dataset, ``--workers N`` runs the
-windows in N forked processes (the default, 1, is the single-process figure). Progress is printed every
+windows in N forked processes, in tasks of 64 windows taken by whichever is free (the default, 1, is the
+single-process figure). Progress is printed every
 200 clips (single process). Skips cleanly (exit 0) when the staged files are absent.
 
 Usage (from the repo root): ``python bench/question_bank.py [--limit N] [--dataset epic_sounds|hd_epic]
@@ -23,6 +24,7 @@ Usage (from the repo root): ``python bench/question_bank.py [--limit N] [--datas
 from __future__ import annotations
 
 import argparse
+import gc
 import multiprocessing
 import resource
 import sys
@@ -37,7 +39,7 @@ sys.path.insert(0, str(REPO))
 
 from epic_levels_pipeline.annotations.readers import discover, load_annotations  # noqa: E402
 from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: E402
-from epic_levels_pipeline.annotations.clips import all_windows, iter_clips_annotations  # noqa: E402
+from epic_levels_pipeline.annotations.clips import ClipRowsIndex, all_windows, iter_clips_annotations  # noqa: E402
 from epic_levels_pipeline.bank.build import build_bank  # noqa: E402
 from epic_levels_pipeline.bank.subtypes import BankConfig  # noqa: E402
 
@@ -78,15 +80,16 @@ class Tally:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
-def run_windows(ann, cat, config, windows: dict, total_clips: int, loop_started: float, progress: bool = True) -> Tally:
-    """Join and bank every window in this process."""
+def run_windows(ann, cat, config, windows: dict, total_clips: int, loop_started: float, progress: bool = True,
+                index: ClipRowsIndex | None = None) -> Tally:
+    """Join and bank every window in this process (``index``: the tables' interval indexes, when built already)."""
     tally = Tally()
     stage = tally.stage
     by_level, by_subtype, drops = tally.by_level, tally.by_subtype, tally.drops
     clips_with_questions, cue_by_strategy = tally.clips_with_questions, tally.cue_by_strategy
     for ds in windows:
         t0 = time.perf_counter()
-        for clip, rows in iter_clips_annotations(ann, windows[ds]):
+        for clip, rows in iter_clips_annotations(ann, windows[ds], index=index):
             t1 = time.perf_counter()
             bank = build_bank(clip, rows, cat, config)
             t2 = time.perf_counter()
@@ -115,27 +118,34 @@ def run_windows(ann, cat, config, windows: dict, total_clips: int, loop_started:
     return tally
 
 
-_SHARED: dict = {}  # the parent's tables and catalogue, inherited by forked workers (never pickled)
+_SHARED: dict = {}  # the parent's tables, catalogue and interval index, inherited by forked workers (never pickled)
+CHUNK = 64  # windows per task of a parallel run: small enough to balance the workers, large enough to batch the join
 
 
 def _work(windows: dict) -> Tally:
-    ann, cat, config = _SHARED["ann"], _SHARED["cat"], _SHARED["config"]
-    return run_windows(ann, cat, config, windows, 0, time.perf_counter(), progress=False)
+    ann, cat, config, index = _SHARED["ann"], _SHARED["cat"], _SHARED["config"], _SHARED["index"]
+    return run_windows(ann, cat, config, windows, 0, time.perf_counter(), progress=False, index=index)
 
 
 def run_parallel(ann, cat, config, windows: dict, workers: int) -> Tally:
-    """The same loop in ``workers`` forked processes, each over a contiguous share of every dataset's
-    windows (the tables and catalogue are the parent's, shared by fork). Stage seconds are summed over
-    the workers (CPU-side), the loop's wall time is the caller's."""
-    _SHARED.update(ann=ann, cat=cat, config=config)
-    shares = []
-    for w in range(workers):
-        shares.append({ds: clips[len(clips) * w // workers: len(clips) * (w + 1) // workers] for ds, clips in windows.items()})
+    """The same loop in ``workers`` forked processes. The tables, the catalogue and the tables' interval
+    index are the parent's, built once and shared by fork; the windows go out in tasks of :data:`CHUNK`
+    consecutive windows of one dataset, taken by whichever worker is free (windows differ in cost by video,
+    so equal shares would leave one worker idle at the end). Stage seconds are summed over the workers
+    (CPU-side), the loop's wall time is the caller's."""
+    index = ClipRowsIndex(ann)
+    index.rows([clips[0] for clips in windows.values() if clips])  # every table's interval index, before the fork
+    _SHARED.update(ann=ann, cat=cat, config=config, index=index)
+    tasks = [{ds: clips[i:i + CHUNK]} for ds, clips in windows.items() for i in range(0, len(clips), CHUNK)]
     tally = Tally()
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        for part in pool.imap(_work, shares):
-            tally.add(part)
-    _SHARED.clear()
+    gc.freeze()  # the parent's objects stay out of the workers' collections (fewer copied pages)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for part in pool.imap_unordered(_work, tasks):
+                tally.add(part)
+    finally:
+        gc.unfreeze()
+        _SHARED.clear()
     return tally
 
 

@@ -405,9 +405,13 @@ def clips_annotations(ann: Annotations, clips: list[Clip]) -> dict[str, pd.DataF
     return ClipRowsIndex(ann).rows(clips)
 
 
-def iter_clips_annotations(ann: Annotations, clips: list[Clip], batch: int = 256):
-    """``(clip, rows)`` for every clip in order, joined ``batch`` clips at a time (bounded memory)."""
-    index = ClipRowsIndex(ann)
+def iter_clips_annotations(ann: Annotations, clips: list[Clip], batch: int = 256, index: ClipRowsIndex | None = None):
+    """``(clip, rows)`` for every clip in order, joined ``batch`` clips at a time (bounded memory). Pass an
+    ``index`` of the same tables to reuse its interval indexes across calls (built once, e.g. before forking)."""
+    if index is None:
+        index = ClipRowsIndex(ann)
+    elif index.ann is not ann:
+        raise ValueError("iter_clips_annotations: the index was built for other annotation tables")
     for i in range(0, len(clips), batch):
         chunk = clips[i:i + batch]
         rows = index.rows(chunk)

@@ -29,6 +29,9 @@ import json
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 import pandas as pd
@@ -37,6 +40,7 @@ from pandas.arrays import ArrowStringArray
 
 from ..annotations.catalogue import Catalogue
 from .clip_view import ClipView
+from .distractors import pool as make_pool
 from ..annotations.clips import Clip
 from .levels import derive_scope, outside_window
 from .solvers import solve
@@ -54,10 +58,13 @@ QUESTION_COLUMNS = [
 POOL_COLUMNS = ["clip_key", "question_id", "subtype", "distractor_strategy", "value", "text", "role", "present",
                 "rows", "note", "chosen", "offered"]
 N_OPTIONS = 4
+_question_row = itemgetter(*QUESTION_COLUMNS)  # a question dict → its row, in column order
+# ``json.dumps(obj, sort_keys=True)`` makes this encoder on every call; its ``encode`` gives the same text.
+_SORTED_JSON = json.JSONEncoder(sort_keys=True)
 
 
 def question_id(clip: Clip, draft: Draft, strategy: str) -> str:
-    digest = hashlib.sha1(json.dumps([draft.params, draft.answer.value], sort_keys=True).encode()).hexdigest()[:8]
+    digest = hashlib.sha1(_SORTED_JSON.encode([draft.params, draft.answer.value]).encode()).hexdigest()[:8]
     return f"{clip.key}/{draft.subtype}/{strategy}/{digest}"
 
 
@@ -82,8 +89,8 @@ class Bank:
 def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: BankConfig | None = None) -> Bank:
     config = config or BankConfig()
     view = ClipView(clip, rows, catalogue)
-    questions: list[dict] = []
-    pool_rows: list[dict] = []
+    questions: list[tuple] = []
+    pool_rows: list[tuple] = []
     drops: Counter = Counter()
     names = config.subtypes or tuple(SUBTYPES)
     for name in names:
@@ -102,17 +109,24 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
         if config.distractor_rule == "exchangeable":
             drafts = _by_key_turns(drafts, rng)
             answers = frozenset(d.answer.value for d in drafts)  # the peers: every draft's key, kept or not
+        # a draft's window check, made once for all strategies: (why it is not asked, or "", and the scope
+        # of its rows read inside their spans). It does not read the strategy, and a draft it passed passes
+        # it again unchanged (its rows are then read inside already), so the first answer is every strategy's.
+        checked: dict[int, tuple[str, str]] = {}
         for strategy in config.strategies(subtype):
             kept = 0
-            for draft in drafts:
+            for i, draft in enumerate(drafts):
                 if kept >= config.max_per_subtype:
                     drops[f"{name}: over the per-clip cap of {config.max_per_subtype}"] += 1
                     continue
-                reason = outside_window(draft.provenance, clip) or _read_inside(draft, subtype)
+                if i not in checked:
+                    outside = outside_window(draft.provenance, clip)
+                    checked[i] = (outside, "") if outside else _read_inside(draft, subtype)
+                reason, derived = checked[i]
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
-                q, pool, reason = _finish(view, subtype, draft, strategy, config, answers)
+                q, pool, reason = _finish(view, subtype, draft, strategy, config, answers, derived)
                 pool_rows += pool
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
@@ -122,17 +136,38 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
     return Bank(_records_frame(questions, QUESTION_COLUMNS), _records_frame(pool_rows, POOL_COLUMNS), drops)
 
 
-def _records_frame(records: list[dict], columns: list[str]) -> pd.DataFrame:
-    """``pd.DataFrame(records, columns=columns)``: the same frame, built column by column, the columns whose
-    values are all strings, all bools or all ints typed directly (pandas infers the others as it would)."""
-    if not records:
-        return pd.DataFrame(records, columns=columns)
-    arrays = [_typed([r[c] for r in records]) for c in columns]
+def _records_frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
+    """``pd.DataFrame([dict(zip(columns, row)) for row in rows], columns=columns)``: the same frame, built
+    column by column from rows given as tuples in column order. The columns whose values are all strings,
+    all bools or all ints are typed directly (pandas infers the others as it would); the string columns
+    are converted to Arrow in one call, each column a slice of that one array."""
+    if not rows:
+        return pd.DataFrame([], columns=columns)
+    n = len(rows)
+    cells = list(zip(*rows))  # one tuple of values per column
+    arrays: list = [None] * len(columns)
+    strings = []
+    for i, values in enumerate(cells):
+        types = set(map(type, values))
+        if types == {str} and _STR is not None:
+            strings.append(i)
+        else:
+            arrays[i] = _typed(values, types)
+    if strings:
+        flat = pa.array(list(chain.from_iterable(cells[i] for i in strings)), type=pa.large_string())
+        for j, i in enumerate(strings):
+            arrays[i] = _arrow_strings(flat.slice(j * n, n))
     try:
-        return pd.DataFrame._from_arrays(arrays, columns=pd.Index(columns), index=pd.RangeIndex(len(records)),
-                                         verify_integrity=False)
+        return pd.DataFrame._from_arrays(arrays, columns=_column_index(tuple(columns)).copy(),
+                                         index=pd.RangeIndex(n), verify_integrity=False)
     except (AttributeError, TypeError):  # the private constructor moved: the public one
         return pd.DataFrame(dict(zip(columns, arrays)), columns=columns)
+
+
+@lru_cache(maxsize=None)
+def _column_index(columns: tuple[str, ...]) -> pd.Index:
+    """The frames' column labels, made once per column list (each frame gets a shallow copy)."""
+    return pd.Index(list(columns))
 
 
 def _inferred_str_dtype():
@@ -151,21 +186,21 @@ def _inferred_str_dtype():
 _STR = _inferred_str_dtype()
 
 
-def _typed(values: list):
-    """A column's values as the array pandas would infer for them."""
-    types = set(map(type, values))
-    if types == {str} and _STR is not None:
-        return ArrowStringArray(pa.chunked_array([pa.array(values, type=pa.large_string())]), dtype=_STR)
+def _arrow_strings(values: pa.Array) -> ArrowStringArray:
+    """An Arrow ``large_string`` array as the column pandas infers for those strings (needs :data:`_STR`)."""
+    return ArrowStringArray(pa.chunked_array([values]), dtype=_STR)
+
+
+def _typed(values: tuple, types: set[type]):
+    """A column's values (``types``: the set of their types) as the array pandas would infer for them;
+    columns of strings only are converted by :func:`_records_frame`, all at once."""
     if types == {bool}:
         return np.array(values, dtype=bool)
     if types == {int} and -2**63 <= min(values) and max(values) < 2**63:
         return np.array(values, dtype=np.int64)
-    if types == {list}:  # lists stay objects (one per cell, never a 2-d array)
-        out = np.empty(len(values), dtype=object)
-        for i, v in enumerate(values):
-            out[i] = v
-        return out
-    return pd.Series(values)._values
+    if types == {list}:  # lists stay objects (one per cell, never a 2-d array as np.array would make)
+        return np.fromiter(values, dtype=object, count=len(values))
+    return pd.Series(list(values))._values
 
 
 def _by_key_turns(drafts: list[Draft], rng: random.Random) -> list[Draft]:
@@ -188,23 +223,25 @@ def _by_key_turns(drafts: list[Draft], rng: random.Random) -> list[Draft]:
     return out
 
 
-def _read_inside(draft: Draft, subtype) -> str:
+def _read_inside(draft: Draft, subtype) -> tuple[str, str]:
     """Every row is read at an instant inside it (``at_s`` moved into the row). When that moves the
     instants off the moments the subtype asks about (a cue and a narration that overlap only at an edge),
     the draft is not asked. A subtype whose evidence does not match its scope anyway is left to the
-    blocking ``level_matches_provenance`` check."""
+    blocking ``level_matches_provenance`` check. Returns why it is not asked ("" when it is) and the
+    scope its rows, read inside, derive (:func:`levels.derive_scope`)."""
     inside = [e.read_inside() for e in draft.provenance]
     derived = derive_scope(inside)
-    if derive_scope(draft.provenance) == subtype.scope != derived:
-        return f"its rows, read inside their spans, give {derived} evidence, not {subtype.scope}"
+    moved = any(a is not b for a, b in zip(inside, draft.provenance))  # read_inside returns a row already inside
+    if (derive_scope(draft.provenance) if moved else derived) == subtype.scope != derived:
+        return f"its rows, read inside their spans, give {derived} evidence, not {subtype.scope}", derived
     draft.provenance = inside
-    return ""
+    return "", derived
 
 
 def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig,
-            answers: frozenset[str] = frozenset()):
-    from .distractors import pool as make_pool
-
+            answers: frozenset[str] = frozenset(), derived_scope: str | None = None):
+    """The question of one draft under one strategy, its pool rows and why it was dropped ("" when kept).
+    ``derived_scope``: the scope of the draft's (read-inside) provenance when already derived."""
     clip = view.clip
     clip_key = clip.key  # (a property: formatted on every read)
     qid = question_id(clip, draft, strategy)
@@ -213,16 +250,16 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
     candidates, offered = drawn.candidates, drawn.offered
     chosen = candidates[: N_OPTIONS - 1] if len(candidates) >= N_OPTIONS - 1 else []
     chosen_values = {c.value for c in chosen}
+    subtype_name, answer = draft.subtype, draft.answer
+    # rows in POOL_COLUMNS order: clip_key, question_id, subtype, distractor_strategy, value, text, role,
+    # present, rows, note, chosen, offered
     pool_rows = [
-        {"clip_key": clip_key, "question_id": qid, "subtype": draft.subtype, "distractor_strategy": strategy,
-         "value": c.value, "text": c.text, "role": "distractor", "present": c.present, "rows": list(c.rows),
-         "note": c.note, "chosen": c.value in chosen_values, "offered": offered}
+        (clip_key, qid, subtype_name, strategy, c.value, c.text, "distractor", c.present, list(c.rows), c.note,
+         c.value in chosen_values, offered)
         for c in candidates
     ]
-    pool_rows.append({"clip_key": clip_key, "question_id": qid, "subtype": draft.subtype, "distractor_strategy": strategy,
-                      "value": draft.answer.value, "text": draft.answer.text, "role": "answer",
-                      "present": draft.answer.present, "rows": list(draft.answer.rows), "note": draft.answer.note, "chosen": True,
-                      "offered": offered})
+    pool_rows.append((clip_key, qid, subtype_name, strategy, answer.value, answer.text, "answer", answer.present,
+                      list(answer.rows), answer.note, True, offered))
     if drawn.shortfall:
         return None, pool_rows, drawn.shortfall
     if not chosen:
@@ -241,18 +278,18 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
     q = {
         "question_id": qid, "dataset": clip.dataset, "clip_key": clip_key, "video_id": clip.video_id,
         "subtype": draft.subtype, "level": subtype.level, "scope": subtype.scope,
-        "derived_scope": derive_scope(draft.provenance),
+        "derived_scope": derive_scope(draft.provenance) if derived_scope is None else derived_scope,
         "question": draft.question, "options": [o.text for o in options], "option_values": [o.value for o in options],
         "answer": options[key_index].text, "answer_value": options[key_index].value, "answer_index": key_index,
         "distractor_strategy": strategy, "provenance": json.dumps(provenance),
         "can_stand_alone": bool(draft.can_stand_alone), "stand_alone_reason": draft.stand_alone_reason,
         "open_question": draft.open_question, "statement": draft.statement, "answer_type": draft.answer_type,
-        "params": json.dumps(draft.params, sort_keys=True), "option_present": [None if p is None else bool(p) for p in present],
+        "params": _SORTED_JSON.encode(draft.params), "option_present": [None if p is None else bool(p) for p in present],
         "presence_pick": -1 if pick is None else pick, "presence_rule": rule,
         "presence_correct": pick == key_index, "caveats": list(draft.caveats),
         "option_frequency": [int(view.catalogue.frequency.get(o.value, 0)) for o in options],
     }
-    return q, pool_rows, ""
+    return _question_row(q), pool_rows, ""
 
 
 def render_question(q: dict | pd.Series, with_key: bool = True) -> str:

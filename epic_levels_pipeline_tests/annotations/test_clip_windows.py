@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from epic_levels_pipeline.annotations.clips import (Clip, all_windows, clip_annotations, clips_annotations,
+from epic_levels_pipeline.annotations.clips import (Clip, ClipRowsIndex, all_windows, clip_annotations, clips_annotations,
                                                      iter_clips_annotations, read_manifest)
 from epic_levels_pipeline.annotations.readers import load_annotations
 
@@ -63,6 +63,20 @@ def test_batches_hold_no_table_after_use(bundled):
     del ann
     gc.collect()
     assert ref() is None
+
+
+def test_an_index_reused_across_calls_gives_the_same_rows(bundled):
+    """An index passed in (built once, e.g. before forking workers) serves later calls with the same frames;
+    an index of other tables is refused rather than answering for them."""
+    ann, _ = bundled
+    clips = read_manifest(ROOT / "data" / "clips.csv")
+    index = ClipRowsIndex(ann)
+    for part in (clips[:3], clips[3:]):
+        for clip, rows in iter_clips_annotations(ann, part, batch=2, index=index):
+            pd.testing.assert_frame_equal(rows, clip_annotations(ann, clip), obj=clip.key)
+    other = load_annotations(ROOT / "data" / "annotations")
+    with pytest.raises(ValueError, match="other annotation tables"):
+        next(iter_clips_annotations(other, clips, index=index))
 
 
 def test_a_clips_frame_modified_leaves_the_others_alone(bundled):

@@ -1,5 +1,8 @@
-"""The bank's result frames, built column by column (:func:`build._records_frame`), are the frames
-``pd.DataFrame(records, columns=...)`` makes: same dtypes, same values, same index and column labels."""
+"""The bank's result frames, built column by column (:func:`build._records_frame`) from rows given as
+tuples in column order, are the frames ``pd.DataFrame(records, columns=...)`` makes from the same rows as
+dicts: same dtypes, same values, same index and column labels."""
+
+import json
 
 import pandas as pd
 from hypothesis import given, settings
@@ -20,17 +23,102 @@ def _column(kind):
             "list": st.lists(st.text(max_size=3), max_size=3), "mixed": CELL}[kind]
 
 
+def _pandas_frame(rows, columns):
+    return pd.DataFrame([dict(zip(columns, row)) for row in rows], columns=columns)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["str", "bool", "int", "list", "mixed"]), min_size=4, max_size=4),
        st.integers(0, 6), st.data())
 def test_records_frame_is_pandas_frame(kinds, n, data):
-    records = [{c: data.draw(_column(k)) for c, k in zip(COLUMNS, kinds)} for _ in range(n)]
-    pd.testing.assert_frame_equal(_records_frame(records, COLUMNS), pd.DataFrame(records, columns=COLUMNS),
-                                  check_exact=True)
+    rows = [tuple(data.draw(_column(k)) for k in kinds) for _ in range(n)]
+    pd.testing.assert_frame_equal(_records_frame(rows, COLUMNS), _pandas_frame(rows, COLUMNS), check_exact=True)
 
 
 def test_equal_length_lists_stay_cells():
-    records = [{"a": [1, 2], "b": "x"}, {"a": [3, 4], "b": "y"}]
-    frame = _records_frame(records, ["a", "b"])
-    pd.testing.assert_frame_equal(frame, pd.DataFrame(records, columns=["a", "b"]))
+    rows = [([1, 2], "x"), ([3, 4], "y")]
+    frame = _records_frame(rows, ["a", "b"])
+    pd.testing.assert_frame_equal(frame, _pandas_frame(rows, ["a", "b"]))
     assert frame["a"].tolist() == [[1, 2], [3, 4]]
+
+
+def test_string_columns_sliced_from_one_array_read_as_their_own():
+    """Every string column is a slice of one Arrow array: each reads back as its own values, alone too."""
+    rows = [("a", "bb", 1), ("", "c", 2), ("ddd", "e", 3)]
+    frame = _records_frame(rows, ["x", "y", "z"])
+    pd.testing.assert_frame_equal(frame, _pandas_frame(rows, ["x", "y", "z"]), check_exact=True)
+    assert frame["y"].tolist() == ["bb", "c", "e"]
+    pd.testing.assert_series_equal(frame["y"].reset_index(drop=True), pd.Series(["bb", "c", "e"], name="y"))
+    assert frame["y"].str.len().tolist() == [2, 1, 1]
+
+
+def test_frames_do_not_share_column_labels():
+    one, two = _records_frame([("a",)], ["x"]), _records_frame([("b",)], ["x"])
+    one.columns.name = "renamed"
+    assert two.columns.name is None
+
+
+def _bundled_banks(bundled):
+    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.bank.build import build_bank
+    from epic_levels_pipeline_tests.conftest import ROOT
+
+    ann, cat = bundled
+    for clip in read_manifest(ROOT / "data" / "clips.csv"):
+        yield clip, build_bank(clip, clip_annotations(ann, clip), cat)
+
+
+def test_bundled_bank_frames_are_the_frames_pandas_infers(bundled):
+    """Real banks (every bundled clip): each result frame equals ``pd.DataFrame`` of its own records."""
+    from epic_levels_pipeline.bank.build import POOL_COLUMNS, QUESTION_COLUMNS
+
+    sizes = set()
+    for _, bank in _bundled_banks(bundled):
+        for frame, columns in ((bank.questions, QUESTION_COLUMNS), (bank.pools, POOL_COLUMNS)):
+            sizes.add(bool(len(frame)))
+            pd.testing.assert_frame_equal(frame, pd.DataFrame(frame.to_dict("records"), columns=columns),
+                                          check_exact=True)
+    assert sizes == {True}
+
+
+def test_read_inside_is_the_rule_it_shortcuts(bundled):
+    """``_read_inside`` derives the scope once when no row moved: the same verdict, rows and scope as
+    deriving it from the rows before and after reading them inside."""
+    import copy
+
+    from epic_levels_pipeline.bank.build import _read_inside
+    from epic_levels_pipeline.bank.clip_view import ClipView
+    from epic_levels_pipeline.bank.levels import derive_scope
+    from epic_levels_pipeline.bank.subtypes import SUBTYPES
+    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline_tests.conftest import ROOT
+
+    ann, cat = bundled
+    seen = 0
+    for clip in read_manifest(ROOT / "data" / "clips.csv"):
+        view = ClipView(clip, clip_annotations(ann, clip), cat)
+        for subtype in SUBTYPES.values():
+            if subtype.dataset != clip.dataset:
+                continue
+            for draft in subtype.generate(view):
+                if isinstance(draft, tuple):
+                    continue
+                before = copy.copy(draft)
+                inside = [e.read_inside() for e in before.provenance]
+                derived = derive_scope(inside)
+                refused = derive_scope(before.provenance) == subtype.scope != derived
+                reason, scope = _read_inside(draft, subtype)
+                assert (bool(reason), scope) == (refused, derived)
+                assert draft.provenance == (before.provenance if refused else inside)
+                seen += 1
+    assert seen
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                    max_leaves=12))
+def test_sorted_json_is_json_dumps_sorted(value):
+    from epic_levels_pipeline.bank.build import _SORTED_JSON
+
+    assert _SORTED_JSON.encode(value) == json.dumps(value, sort_keys=True)
