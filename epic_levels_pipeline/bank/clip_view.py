@@ -37,6 +37,16 @@ def records(frame: pd.DataFrame):
     return [Row(*values) for values in zip(*(frame[c].tolist() for c in frame.columns))]
 
 
+def _records_of(data: dict[str, np.ndarray]) -> list:
+    """:func:`records` of the frame these column arrays would make, without making it: each column's
+    ``tolist()`` gives the Python values the frame's conversion gives (floats, ints, bools; ``pd.NA`` in
+    nullable integers)."""
+    if not data or not len(next(iter(data.values()))):
+        return []
+    Row = _row_type(tuple(data))
+    return [Row(*values) for values in zip(*(v.tolist() for v in data.values()))]
+
+
 _ROW_TYPES: dict[tuple, type] = {}
 
 
@@ -64,6 +74,29 @@ def _ids_by(rows: list, key) -> dict:
     out: dict = {}
     for r in rows:
         out.setdefault(key(r), []).append(r.row_id)
+    return out
+
+
+def _column_values(frame: pd.DataFrame, column: str):
+    """The array behind one column of ``frame`` (numpy or extension array), without the Series that
+    ``frame[column]`` builds; the public ``frame[column].array`` where the private accessor is missing."""
+    try:
+        values = frame._get_column_array(frame.columns.get_loc(column))
+    except (AttributeError, TypeError):  # the private accessor moved or the label is not unique
+        values = frame[column].array
+    if isinstance(values, pd.arrays.NumpyExtensionArray):
+        values = values.to_numpy()
+    return values
+
+
+def _strings(values: "pd.arrays.ArrowStringArray") -> np.ndarray:
+    """``values.to_numpy(dtype=object)``: the strings, and the dtype's own null (NaN for ``str``, ``pd.NA``
+    for ``string``) where missing. Read through Arrow in one conversion: pandas' own conversion of a column
+    with nulls filters the array twice, which costs more than the rest of the clip's column reads."""
+    out = values.__arrow_array__().to_numpy(zero_copy_only=False)
+    if out.dtype != object:  # (not a string column after all: pandas' conversion)
+        return values.to_numpy(dtype=object)
+    out[np.equal(out, None)] = values.dtype.na_value
     return out
 
 
@@ -125,14 +158,23 @@ class ClipView:
     _INT_COLUMNS = ("verb_class", "noun_class")
 
     def _column(self, column: str) -> np.ndarray:
-        """One column of the clip's rows as a numpy array (floats for spans, else objects), read once."""
+        """One column of the clip's rows as a numpy array (floats for spans, else objects), read once:
+        the values ``rows[column].to_numpy(...)`` gives, read from the frame's column array without
+        building a Series (a third of the cost on clip-sized frames)."""
         got = self._arrays.get(column)
         if got is None:
-            series = self.rows[column]
+            values = _column_values(self.rows, column)
             if column in ("start_s", "stop_s"):
-                got = series.to_numpy(dtype=float, na_value=np.nan)
+                if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+                    got = np.asarray(values, dtype=float)
+                else:  # nullable or object spans: the Series' conversion, nulls as NaN
+                    got = self.rows[column].to_numpy(dtype=float, na_value=np.nan)
+            elif isinstance(values, np.ndarray):
+                got = np.asarray(values, dtype=object)
+            elif isinstance(values, pd.arrays.ArrowStringArray):
+                got = _strings(values)
             else:
-                got = series.to_numpy(dtype=object)
+                got = values.to_numpy(dtype=object)
             self._arrays[column] = got
         return got
 
@@ -157,111 +199,127 @@ class ClipView:
             data[column] = values
         return data
 
-    def _stream(self, name: str, in_window: bool = True) -> pd.DataFrame:
-        """One stream's rows, narrowed to the columns it uses, as plain numpy/object columns (small frames
-        are filtered many times), sorted by (start, row id), with a range index."""
-        return _frame(self._stream_data(name, in_window))
-
     @staticmethod
     def _flag(values: np.ndarray) -> np.ndarray:
         """A nullable flag column as booleans (null counts as False: ``fillna(False).astype(bool)``)."""
         return np.array([False if _missing(v) else bool(v) for v in values.tolist()], dtype=bool)
-
-    def _flagged(self, name: str, flag: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        data = self._stream_data(name, True)
-        return data, self._flag(data[flag])
 
     @staticmethod
     def _part(data: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
         """The rows where ``keep``, keeping their index in the stream's frame (as a boolean filter would)."""
         return _frame({c: v[keep] for c, v in data.items()}, pd.RangeIndex(len(keep))[keep])
 
-    @cached_property
-    def _sound_data(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        return self._flagged("sound", "categorised")
+    def _split(self, name: str, flag: str) -> tuple[dict[str, np.ndarray], np.ndarray, dict, dict]:
+        """A flagged stream's column arrays, its flag as booleans, and the arrays of the rows flagged and not."""
+        data = self._stream_data(name, True)
+        keep = self._flag(data[flag])
+        return data, keep, {c: v[keep] for c, v in data.items()}, {c: v[~keep] for c, v in data.items()}
 
+    # The row groups as column arrays: what the records, spans and frames below are read from. Generators
+    # and solvers read the records and spans; the frames are built only when a caller asks for them.
+    @cached_property
+    def _sound_data(self) -> tuple[dict[str, np.ndarray], np.ndarray, dict, dict]:
+        return self._split("sound", "categorised")
+
+    @cached_property
+    def _narration_data(self) -> tuple[dict[str, np.ndarray], np.ndarray, dict, dict]:
+        return self._split("narration", "labelled")
+
+    @cached_property
+    def _track_data(self) -> dict[str, np.ndarray]:
+        return self._stream_data("object_track", True)
+
+    @cached_property
+    def _activity_data(self) -> dict[str, np.ndarray]:
+        return self._stream_data("activity", True)
+
+    @cached_property
+    def _step_data(self) -> dict[str, np.ndarray]:
+        return self._stream_data("recipe_step", False)
+
+    # --- the row groups as frames (for callers that want pandas; do not modify them) ----------------
     @cached_property
     def sounds(self) -> pd.DataFrame:
         return _frame(self._sound_data[0])
 
     @cached_property
     def categorised(self) -> pd.DataFrame:
-        data, keep = self._sound_data
+        data, keep, _, _ = self._sound_data
         return self._part(data, keep)
 
     @cached_property
     def uncategorised(self) -> pd.DataFrame:
-        data, keep = self._sound_data
+        data, keep, _, _ = self._sound_data
         return self._part(data, ~keep)
 
     @cached_property
-    def _narration_data(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        return self._flagged("narration", "labelled")
-
-    @cached_property
     def narrations(self) -> pd.DataFrame:
-        data, keep = self._narration_data
+        data, keep, _, _ = self._narration_data
         return self._part(data, keep)
 
     @cached_property
     def unlabelled_narrations(self) -> pd.DataFrame:
-        data, keep = self._narration_data
+        data, keep, _, _ = self._narration_data
         return self._part(data, ~keep)
 
     @cached_property
     def tracks(self) -> pd.DataFrame:
-        return self._stream("object_track")
+        return _frame(self._track_data)
 
     @cached_property
     def activities(self) -> pd.DataFrame:
-        return self._stream("activity")
+        return _frame(self._activity_data)
 
     @cached_property
     def recipe_steps(self) -> pd.DataFrame:
-        return self._stream("recipe_step", in_window=False)
+        return _frame(self._step_data)
 
     # --- the rows as plain tuples and arrays (read once per view) -----------------------------------
     @cached_property
     def categorised_records(self) -> list:
-        return records(self.categorised)
+        return _records_of(self._sound_data[2])
 
     @cached_property
     def track_records(self) -> list:
-        return records(self.tracks)
+        return _records_of(self._track_data)
 
     @cached_property
     def narration_records(self) -> list:
-        return records(self.narrations)
+        return _records_of(self._narration_data[2])
 
     @cached_property
     def uncategorised_records(self) -> list:
-        return records(self.uncategorised)
+        return _records_of(self._sound_data[3])
+
+    @cached_property
+    def unlabelled_records(self) -> list:
+        return _records_of(self._narration_data[3])
 
     @cached_property
     def activity_records(self) -> list:
-        return records(self.activities)
+        return _records_of(self._activity_data)
 
     @cached_property
     def track_spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(starts, stops, object names) of the tracks, as arrays in frame order."""
-        t = self.tracks
-        return t["start_s"].to_numpy(dtype=float), t["stop_s"].to_numpy(dtype=float), t["object_name"].to_numpy(dtype=object)
+        t = self._track_data
+        return t["start_s"], t["stop_s"], t["object_name"]
 
     @cached_property
     def activity_spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(starts, stops, labels) of the activities, as arrays in frame order."""
-        a = self.activities
-        return a["start_s"].to_numpy(dtype=float), a["stop_s"].to_numpy(dtype=float), a["label"].to_numpy(dtype=object)
+        a = self._activity_data
+        return a["start_s"], a["stop_s"], a["label"]
 
     @cached_property
     def _narration_spans(self) -> tuple[np.ndarray, np.ndarray]:
-        n = self.narrations
-        return n["start_s"].to_numpy(dtype=float), n["stop_s"].to_numpy(dtype=float)
+        n = self._narration_data[2]
+        return n["start_s"], n["stop_s"]
 
     @cached_property
     def _unlabelled_spans(self) -> tuple[np.ndarray, np.ndarray]:
-        n = self.unlabelled_narrations
-        return n["start_s"].to_numpy(dtype=float), n["stop_s"].to_numpy(dtype=float)
+        n = self._narration_data[3]
+        return n["start_s"], n["stop_s"]
 
     # --- sounds ------------------------------------------------------------------------------------
     @cached_property
@@ -289,7 +347,7 @@ class ClipView:
     def possibly_heard(self) -> set[str]:
         """Classes that a not-categorised row in the window might be (by its description)."""
         classes: set[str] = set()
-        for description in {d for d in self.uncategorised["description"].tolist() if not _missing(d)}:
+        for description in {r.description for r in self.uncategorised_records if not _missing(r.description)}:
             classes |= self.catalogue.description_classes.get(description, set())
         return classes
 
@@ -320,8 +378,14 @@ class ClipView:
         """:meth:`narrations_at` as plain tuples (read once per span)."""
         key = ("records_at", start, stop)
         if key not in self._memo:
-            self._memo[key] = records(self.narrations_at(start, stop))
+            starts, stops = self._narration_spans
+            self._memo[key] = [self.narration_records[i] for i in np.flatnonzero((starts < stop) & (stops > start))]
         return self._memo[key]
+
+    def unlabelled_overlaps(self, start: float, stop: float) -> bool:
+        """Does an unlabelled narration overlap (start, stop)? (:meth:`unlabelled_at` is not empty.)"""
+        starts, stops = self._unlabelled_spans
+        return bool(((starts < stop) & (stops > start)).any())
 
     def unlabelled_at(self, start: float, stop: float) -> pd.DataFrame:
         """Unlabelled narrations overlapping (start, stop) (the same frame for the same span: do not modify it)."""
@@ -422,7 +486,7 @@ class ClipView:
 
     @cached_property
     def step_records(self) -> list:
-        return records(self.recipe_steps)
+        return _records_of(self._step_data)
 
     @cached_property
     def step_labels(self) -> dict[str, str]:

@@ -232,9 +232,13 @@ def _object_presence(view: ClipView, params: dict, candidates: list[str]) -> lis
 
 
 def objects_near(view: ClipView, instant: float, width: float) -> set[str]:
-    """Objects whose movement comes within ``width`` seconds of ``instant``."""
-    starts, stops, names = view.track_spans
-    return set(names[(starts < instant + width) & (stops > instant - width)].tolist())
+    """Objects whose movement comes within ``width`` seconds of ``instant`` (worked out once per instant
+    and view: the cue seconds of every track ask about the same seconds; do not modify the set)."""
+    def near() -> set[str]:
+        starts, stops, names = view.track_spans
+        return set(names[(starts < instant + width) & (stops > instant - width)].tolist())
+
+    return view.memo(("objects_near", instant, width), near)
 
 
 def objects_at(view: ClipView, instant: float) -> set[str]:

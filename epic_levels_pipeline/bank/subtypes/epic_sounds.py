@@ -12,16 +12,16 @@ from . import LEAKY_TOO, Draft, Subtype, _answer, _skip, register
 
 
 def _unlabelled_caveat(view: ClipView) -> list[str]:
-    n = len(view.unlabelled_narrations)
+    n = len(view.unlabelled_records)
     return [f"{n} narration rows of this window have no label; 'absent' means absent from the labelled rows"] if n else []
 
 
 def gen_sound_presence(view: ClipView):
-    if not len(view.categorised):
+    if not len(view.categorised_records):
         yield _skip("no categorised sound in the window")
         return
     classes = sorted(view.present_sound_classes)
-    stand_alone = len(classes) == 1 and not len(view.uncategorised)
+    stand_alone = len(classes) == 1 and not len(view.uncategorised_records)
     for c in classes:
         rows = rows_with(view.categorised_records, "sound_class", c)
         yield Draft(
@@ -29,7 +29,7 @@ def gen_sound_presence(view: ClipView):
             "What sound can be heard in the clip?", "{option} can be heard during this clip.",
             _answer(view, f"sound:{c}", [f"sound:{r.row_id}" for r in rows]), "sound", "sound",
             [Evidence("sound", r.row_id, float(r.start_s), float(r.stop_s), "occurrence", label=c) for r in rows],
-            stand_alone, "exactly one sound class in the window" if stand_alone else f"{len(classes)} sound classes (and {len(view.uncategorised)} uncategorised sounds) in the window",
+            stand_alone, "exactly one sound class in the window" if stand_alone else f"{len(classes)} sound classes (and {len(view.uncategorised_records)} uncategorised sounds) in the window",
             exclude={f"sound:{k}" for k in classes},
         )
 
@@ -39,7 +39,7 @@ def gen_sound_object(view: ClipView):
     if not nouns:
         yield _skip("no labelled narration in the window")
         return
-    stand_alone = len(view.present_noun_classes) == 1 and not len(view.unlabelled_narrations)
+    stand_alone = len(view.present_noun_classes) == 1 and not len(view.unlabelled_records)
     for n in nouns:
         rows = rows_with(view.narration_records, "noun_class", n)
         yield Draft(
@@ -61,7 +61,7 @@ def gen_action_presence(view: ClipView):
     if not actions:
         yield _skip("no labelled narration in the window")
         return
-    stand_alone = len(actions) == 1 and not len(view.unlabelled_narrations)
+    stand_alone = len(actions) == 1 and not len(view.unlabelled_records)
     for v, n in actions:
         rows = [r for r in view.narration_records if view.pair(r) == (v, n)]
         yield Draft(
@@ -77,7 +77,7 @@ def gen_action_presence(view: ClipView):
 
 def _cues(view: ClipView):
     """Sound classes heard exactly once, inside the window, with labelled narrations at that moment."""
-    if not len(view.categorised):
+    if not len(view.categorised_records):
         yield _skip("no categorised sound in the window: no cue")
         return
     for c in sorted(view.occurrences):
@@ -85,7 +85,7 @@ def _cues(view: ClipView):
         if occ is None:
             yield _skip("cue class heard more than once or crosses the window edge")
             continue
-        if len(view.unlabelled_at(occ.start_s, occ.stop_s)):
+        if view.unlabelled_overlaps(occ.start_s, occ.stop_s):
             yield _skip("an unlabelled narration overlaps the cue: what is handled is unknown")
             continue
         at = view.records_at(occ.start_s, occ.stop_s)
@@ -241,7 +241,7 @@ def gen_sound_moment(view: ClipView):
     about N seconds in; the question then needs its options, so it stands alone only when nothing else
     sounds near N. ``at_s`` is N, read inside the segment of the occurrence nearest to it."""
     clip = view.clip
-    if not len(view.categorised):
+    if not len(view.categorised_records):
         yield _skip("no categorised sound in the window: no time cue")
         return
     used: set[int] = set()
@@ -282,7 +282,7 @@ def gen_sound_moment(view: ClipView):
 
 
 def gen_count(view: ClipView):
-    if not len(view.categorised):
+    if not len(view.categorised_records):
         yield _skip("no categorised sound in the window")
         return
     for c, occ in sorted(view.occurrences.items()):
@@ -314,7 +314,7 @@ def gen_sound_order(view: ClipView):
     the cue, two starting together, one starting within the cued moment, a not-categorised sound in
     between). Wrong options are other sounds of the clip (or, in the leaky variant, absent ones); the cue's
     own class is never one."""
-    if not len(view.categorised):
+    if not len(view.categorised_records):
         yield _skip("no categorised sound in the window: no cue")
         return
     for c in sorted(view.occurrences):

@@ -43,11 +43,16 @@ def rank_shortfall(view: ClipView, draft: Draft, strategy: str) -> str:
             continue
         f = freq.get(c.value, 0)
         sides[(f > key_f) - (f < key_f) + 1] += 1
+        if _every_rank(*sides):  # enough already: the rest cannot undo it (the counts only matter when short)
+            return ""
     lower, equal, higher = sides
-    if equal >= 3 or (higher >= 3 and lower >= 3):
-        return ""
     return (f"the key is among the three most or least frequent of its {strategy} candidates "
             f"({higher} more, {equal} as, {lower} less frequent): no frequency-matched options")
+
+
+def _every_rank(lower: int, equal: int, higher: int) -> bool:
+    """Can the key take every rank: three as frequent, or three more and three less frequent?"""
+    return equal >= 3 or (higher >= 3 and lower >= 3)
 
 
 def _goal_draft(view: ClipView, subtype: str, extra: list[Evidence], label: str, rows: list) -> Draft:
@@ -122,8 +127,7 @@ def gen_object_moment(view: ClipView):
     (another object is a true open answer), so it stands alone only when nothing else moves near N.
     ``at_s`` is N, read inside the row."""
     clip = view.clip
-    tracks = view.tracks
-    if not len(tracks):
+    if not view.track_records:
         yield _skip("no object moved in the window")
         return
     used: set[int] = set()
