@@ -80,6 +80,14 @@ def _tables(cat) -> dict[str, "_Table"]:
     for i, objects in enumerate(t.objects):
         for name in objects:
             t.by_object.setdefault(name, []).append(i)
+    names = list(cat.objects)
+    t = out["object"] = _Table([f"object:{n}" for n in names], [cat.objects[n]["rows"] for n in names], f,
+                               "moved in another video")
+    t.by_class = {}
+    for i, name in enumerate(names):
+        t.by_class.setdefault(cat.objects[name]["class"], []).append(i)
+    t.by_video = {video: np.array([t.position[f"object:{n}"] for n in group], dtype=np.int64)
+                  for video, group in cat.objects_by_video.items()}
     return out
 
 
@@ -91,11 +99,16 @@ class _Source:
     """A strategy's candidates for one draft (answer and exclusions left out), made only when looked at:
     ``values`` and ``freq`` per position, :meth:`get` the :class:`Candidate` at a position (made once)."""
 
-    def __init__(self, values, freq: np.ndarray, make):
+    def __init__(self, values, freq: np.ndarray, make, value: Callable[[int], str]):
         self.values = values
         self.freq = freq
         self._make = make
+        self._value = value
         self._made: dict[int, Candidate] = {}
+
+    def value(self, p: int) -> str:
+        """The candidate value at a position, without making the candidate."""
+        return self._value(p)
 
     def __len__(self) -> int:
         return len(self.values)
@@ -113,8 +126,9 @@ class _Source:
     @classmethod
     def of_list(cls, candidates: list[Candidate], draft, frequency: dict[str, int]) -> "_Source":
         kept = [c for c in candidates if c.value != draft.answer.value and c.value not in draft.exclude]
-        return cls([c.value for c in kept], np.array([frequency.get(c.value, 0) for c in kept], dtype=np.int64),
-                   kept.__getitem__)
+        values = [c.value for c in kept]
+        return cls(values, np.array([frequency.get(v, 0) for v in values], dtype=np.int64), kept.__getitem__,
+                   values.__getitem__)
 
     @classmethod
     def of_entities(cls, view: ClipView, name: str, entities, draft, strategy: str, present: bool,
@@ -131,23 +145,33 @@ class _Source:
             text = "" if texts is None else texts.get(value) or texts.setdefault(value, render(view, value))
             return Candidate(value, text, strategy, present, [] if rows is None else list(rows), note)
 
-        return cls(idx, freq[idx], make)
+        return cls(idx, freq[idx], make, lambda p: listed[int(idx[p])][0])
 
     @classmethod
-    def of_table(cls, view: ClipView, table: _Table, base: np.ndarray, draft, strategy: str) -> "_Source":
-        """The entities at catalogue positions ``base`` (ascending, absent from the clip) less the answer and
-        the exclusions, each with its text (:func:`_absent_texts`)."""
+    def of_table(cls, view: ClipView, table: _Table, base: np.ndarray, draft, strategy: str,
+                 first: int = 0, first_note: str = "") -> "_Source":
+        """The entities at catalogue positions ``base`` (absent from the clip) less the answer and the
+        exclusions, each with its text (:func:`_absent_texts`). ``base`` is ascending and distinct, or (objects)
+        its ``first`` positions are noted ``first_note`` and the rest, which may repeat them, ``table.note``."""
         drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
-        idx = np.delete(base, _found(base, drop)) if drop else base
+        if not drop:
+            at = None
+        elif first:
+            at = np.flatnonzero(np.isin(base, drop))
+        else:
+            at = _found(base, drop)
+        idx = base if at is None else np.delete(base, at)
+        # where the ``first`` positions end once the dropped ones are out
+        first -= 0 if at is None or not first else int(np.count_nonzero(at < first))
         texts = _absent_texts(view)
 
         def make(p: int) -> Candidate:
             i = int(idx[p])
             value = table.values[i]
             text = texts.get(value) or texts.setdefault(value, render(view, value))
-            return Candidate(value, text, strategy, False, list(table.rows[i]), table.note)
+            return Candidate(value, text, strategy, False, list(table.rows[i]), first_note if p < first else table.note)
 
-        return cls(idx, table.freq[idx], make)
+        return cls(idx, table.freq[idx], make, lambda p: table.values[int(idx[p])])
 
 
 def _absent_texts(view: ClipView) -> dict[str, str]:
@@ -191,13 +215,38 @@ def _absent_positions(view: ClipView, kind: str, t: _Table) -> np.ndarray:
         mask = ~np.isin(t.codes, [_code(p) for p in view.present_actions]) & ~np.isin(t.nouns, list(view.present_noun_classes))
     else:  # activity: has objects, is not the window's own, none of its objects moved in the clip
         mask = t.has_objects.copy()
-        for label in set(view.activities["label"].tolist()):
+        for label in _window_labels(view):
             i = t.position.get(f"activity:{label}")
             if i is not None:
                 mask[i] = False
         for name in view.present_objects:
             mask[t.by_object.get(name, [])] = False
     return np.flatnonzero(mask)
+
+
+def _window_labels(view: ClipView) -> set:
+    """The labels of the window's own activities (the ``label`` column's values, read from the records)."""
+    return {r.label for r in view.activity_records}
+
+
+def _absent_objects(view: ClipView, t: _Table) -> tuple[np.ndarray, int]:
+    """Catalogue positions of the objects absent from the clip, in the order they are offered, and how many
+    lead as "moved elsewhere in the video" (once per view). An absent object must not be another name for
+    something moved in the clip ("bottle of dishwashing liquid" vs "dishwashing soap bottle"): noun classes
+    are compared. Objects of the same video come first (plausible in this kitchen); when they are fewer
+    than 12, every absent object of the catalogue follows, the same video's again among them."""
+    mask = np.ones(len(t.values), dtype=bool)
+    for c in {object_class(view.catalogue, n) for n in view.present_objects}:
+        mask[t.by_class.get(c, [])] = False
+    for name in view.present_objects:
+        i = t.position.get(f"object:{name}")
+        if i is not None:
+            mask[i] = False
+    same = t.by_video.get(view.clip.video_id, np.zeros(0, dtype=np.int64))
+    same = same[mask[same]]
+    if len(same) >= 12:
+        return same, len(same)
+    return np.concatenate([same, np.flatnonzero(mask)]), len(same)
 
 
 def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
@@ -207,35 +256,21 @@ def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
         t = cat.derived("distractor_tables", _tables)[kind]
         base = view.memo(f"absent_positions:{kind}", lambda: _absent_positions(view, kind, t))
         return _Source.of_table(view, t, base, draft, "absent_from_clip")
-    if kind not in ("sound", "object"):
+    if kind == "object":
+        t = cat.derived("distractor_tables", _tables)["object"]
+        base, first = view.memo("absent_positions:object", lambda: _absent_objects(view, t))
+        return _Source.of_table(view, t, base, draft, "absent_from_clip", first, "moved elsewhere in the video")
+    if kind != "sound":
         return []
-    return _Source.of_entities(view, f"absent:{kind}", lambda: _absent_entities(view, kind), draft,
+    return _Source.of_entities(view, "absent:sound", lambda: _absent_sounds(view), draft,
                                "absent_from_clip", False, _absent_texts(view))
 
 
-def _absent_entities(view: ClipView, kind: str) -> list[tuple[str, list[str] | None, str]]:
-    """(value, rows, note) of the sounds or objects absent from the clip, in the order they are offered
-    (they depend on the clip only: worked out once per view, made into candidates per draft)."""
-    cat = view.catalogue
-    out: list[tuple[str, list[str] | None, str]] = []
-    if kind == "sound":
-        for c in cat.sound_classes:
-            if c not in view.present_sound_classes and c not in view.possibly_heard:
-                out.append((f"sound:{c}", None, "no segment of this class in the window"))
-    else:
-        # An absent object must not be another name for something moved in the clip
-        # ("bottle of dishwashing liquid" vs "dishwashing soap bottle"): compare noun classes.
-        present_classes = {object_class(cat, n) for n in view.present_objects}
-        same_video = cat.objects_by_video.get(view.clip.video_id, [])
-        # Objects of the same video first: plausible in this kitchen. Other videos only if too few.
-        for group, note in ((same_video, "moved elsewhere in the video"), (list(cat.objects), "moved in another video")):
-            for name in group:
-                entry = cat.objects[name]
-                if name not in view.present_objects and entry["class"] not in present_classes:
-                    out.append((f"object:{name}", entry["rows"], note))
-            if len(out) >= 12:
-                break
-    return out
+def _absent_sounds(view: ClipView) -> list[tuple[str, None, str]]:
+    """(value, rows, note) of the sound classes absent from the clip, in catalogue order (they depend on
+    the clip only: worked out once per view, made into candidates per draft)."""
+    return [(f"sound:{c}", None, "no segment of this class in the window") for c in view.catalogue.sound_classes
+            if c not in view.present_sound_classes and c not in view.possibly_heard]
 
 
 def _other_moments(view: ClipView, draft) -> list[Candidate]:
@@ -269,7 +304,7 @@ def _sharing_activities(view: ClipView) -> list[tuple[str, list[str], str]]:
     """(value, rows, note) of the activity labels, not the window's own, whose objects are moved in the clip
     (they depend on the clip only: worked out once per view, made into candidates per draft)."""
     out = []
-    window_labels = set(view.activities["label"].tolist())
+    window_labels = _window_labels(view)
     t = view.catalogue.derived("distractor_tables", _tables)["activity"]
     sharing = sorted({i for name in view.present_objects for i in t.by_object.get(name, [])})
     for i in sharing:
@@ -373,9 +408,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     if rule == "exchangeable" and not peers_first:
         rule = "uniform_rank"
     freq = view.catalogue.frequency
-    source = POOLS[strategy](view, draft)
-    if not isinstance(source, _Source):
-        source = _Source.of_list(source, draft, freq)
+    source = offered(strategy, view, draft)
     n = len(source)
     taken: list[Candidate] = []
     taken_at: set[int] = set()
@@ -450,6 +483,14 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         if p not in taken_at:
             admit(p)
     return Drawn(taken, n)
+
+
+def offered(strategy: str, view: ClipView, draft) -> _Source:
+    """The strategy's candidates for a draft, answer and exclusions left out (made only when looked at)."""
+    source = POOLS[strategy](view, draft)
+    if not isinstance(source, _Source):
+        source = _Source.of_list(source, draft, view.catalogue.frequency)
+    return source
 
 
 def has_prior(value: str) -> bool:

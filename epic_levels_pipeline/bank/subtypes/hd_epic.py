@@ -10,7 +10,7 @@ from ...annotations.values import CandidateValue
 from .. import cues, solvers as S
 from ..clip_view import ClipView, _missing, rows_with
 from ..cues import CUE_CLEAR_S, CUE_COVER_S
-from ..distractors import POOLS, option_texts, render
+from ..distractors import offered, option_texts, render
 from ..options import ENTITY_KINDS
 from ..levels import Evidence, moments, outside_window
 from . import LEAKY_TOO, Draft, Subtype, _answer, _skip, register
@@ -38,10 +38,10 @@ def rank_shortfall(view: ClipView, draft: Draft, strategy: str) -> str:
     entity = CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS
     texts = option_texts(view.catalogue)
     sides = [0, 0, 0]
-    for c in POOLS[strategy](view, draft):
-        if c.value == draft.answer.value or c.value in draft.exclude or texts.clash(render(view, c.value), draft.answer.text, entity):
+    source = offered(strategy, view, draft)  # answer and exclusions left out; values read, no candidates made
+    for p, f in enumerate(source.freq.tolist()):
+        if texts.clash(render(view, source.value(p)), draft.answer.text, entity):
             continue
-        f = freq.get(c.value, 0)
         sides[(f > key_f) - (f < key_f) + 1] += 1
         if _every_rank(*sides):  # enough already: the rest cannot undo it (the counts only matter when short)
             return ""
