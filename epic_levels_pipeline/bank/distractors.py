@@ -273,8 +273,19 @@ def _absent_sounds(view: ClipView) -> list[tuple[str, None, str]]:
             if c not in view.present_sound_classes and c not in view.possibly_heard]
 
 
-def _other_moments(view: ClipView, draft) -> list[Candidate]:
+def _other_moments(view: ClipView, draft) -> _Source:
     kind = draft.kind
+    key_class = None
+    if kind == "object":  # other names for the key's thing are not offered: its noun class keys the memo
+        key_class = object_class(view.catalogue, CandidateValue.parse(draft.answer.value).payload)
+    return _Source.of_entities(view, f"other_moments:{kind}:{key_class}", lambda: _moment_entities(view, kind, key_class),
+                               draft, "same_clip_other_moments", True)
+
+
+def _moment_entities(view: ClipView, kind: str, key_class: str | None) -> list[tuple[str, list[str], str]]:
+    """(value, rows, note) of the entities of ``kind`` that occur in the clip, in the order they are offered
+    (they depend on the clip, and for objects on the key's noun class: worked out once per view and class,
+    made into candidates per draft)."""
     values: list[str] = []
     if kind == "noun":
         classes = dict.fromkeys(int(r.noun_class) for r in view.narration_records if not _missing(r.noun_class))
@@ -282,18 +293,11 @@ def _other_moments(view: ClipView, draft) -> list[Candidate]:
     elif kind in ("action", "purpose"):
         values = [f"{kind}:{v}:{n}" for v, n in sorted(view.present_actions)]
     elif kind == "object":
-        key_class = object_class(view.catalogue, CandidateValue.parse(draft.answer.value).payload)
         values = [f"object:{n}" for n in sorted(view.present_objects)
                   if not is_placeholder_name(n) and object_class(view.catalogue, n) != key_class]
     elif kind == "sound":
         values = [f"sound:{c}" for c in sorted(view.present_sound_classes)]
-    out = []
-    for value in values:
-        if value in draft.exclude:
-            continue
-        out.append(Candidate(value, "", "same_clip_other_moments", True, rows_where(view, value),
-                             "occurs in the clip, not at the cued moment"))
-    return out
+    return [(value, rows_where(view, value), "occurs in the clip, not at the cued moment") for value in values]
 
 
 def _shares_objects(view: ClipView, draft) -> _Source:
