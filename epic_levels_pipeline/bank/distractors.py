@@ -148,28 +148,33 @@ class _Source:
         return cls(idx, freq[idx], make, lambda p: listed[int(idx[p])][0])
 
     @classmethod
-    def of_table(cls, view: ClipView, table: _Table, base: np.ndarray, draft, strategy: str,
-                 first: int = 0, first_note: str = "") -> "_Source":
-        """The entities at catalogue positions ``base`` (absent from the clip) less the answer and the
-        exclusions, each with its text (:func:`_absent_texts`). ``base`` is ascending and distinct, or (objects)
-        its ``first`` positions are noted ``first_note`` and the rest, which may repeat them, ``table.note``."""
+    def of_table(cls, view: ClipView, table: _Table, base: np.ndarray, draft, strategy: str, present: bool = False,
+                 note: Callable[[int], str] | None = None, first: int = 0, first_note: str = "") -> "_Source":
+        """The entities at catalogue positions ``base`` less the answer and the exclusions, noted ``note(i)`` of
+        their position (else ``table.note``). ``base`` is ascending and distinct, or (absent objects) its
+        ``first`` positions are noted ``first_note`` and the rest may repeat them. Absent entities take their
+        texts from :func:`_absent_texts`; present ones (``present``) are rendered when drawn."""
         drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
         if not drop:
             at = None
-        elif first:
-            at = np.flatnonzero(np.isin(base, drop))
+        elif first:  # positions may repeat: every place of each (a few values: equality at C speed)
+            hit = base == drop[0]
+            for i in drop[1:]:
+                hit |= base == i
+            at = np.flatnonzero(hit)
         else:
             at = _found(base, drop)
         idx = base if at is None else np.delete(base, at)
-        # where the ``first`` positions end once the dropped ones are out
-        first -= 0 if at is None or not first else int(np.count_nonzero(at < first))
-        texts = _absent_texts(view)
+        if first and at is not None:  # where the ``first`` positions end once the dropped ones are out
+            first -= int(np.count_nonzero(at < first))
+        texts = None if present else _absent_texts(view)
 
         def make(p: int) -> Candidate:
             i = int(idx[p])
             value = table.values[i]
-            text = texts.get(value) or texts.setdefault(value, render(view, value))
-            return Candidate(value, text, strategy, False, list(table.rows[i]), first_note if p < first else table.note)
+            text = "" if texts is None else texts.get(value) or texts.setdefault(value, render(view, value))
+            said = first_note if p < first else table.note if note is None else note(i)
+            return Candidate(value, text, strategy, present, list(table.rows[i]), said)
 
         return cls(idx, table.freq[idx], make, lambda p: table.values[int(idx[p])])
 
@@ -259,7 +264,8 @@ def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
     if kind == "object":
         t = cat.derived("distractor_tables", _tables)["object"]
         base, first = view.memo("absent_positions:object", lambda: _absent_objects(view, t))
-        return _Source.of_table(view, t, base, draft, "absent_from_clip", first, "moved elsewhere in the video")
+        return _Source.of_table(view, t, base, draft, "absent_from_clip", first=first,
+                                first_note="moved elsewhere in the video")
     if kind != "sound":
         return []
     return _Source.of_entities(view, "absent:sound", lambda: _absent_sounds(view), draft,
@@ -301,23 +307,22 @@ def _moment_entities(view: ClipView, kind: str, key_class: str | None) -> list[t
 
 
 def _shares_objects(view: ClipView, draft) -> _Source:
-    return _Source.of_entities(view, "shares_objects", lambda: _sharing_activities(view), draft, "shares_objects", True)
-
-
-def _sharing_activities(view: ClipView) -> list[tuple[str, list[str], str]]:
-    """(value, rows, note) of the activity labels, not the window's own, whose objects are moved in the clip
-    (they depend on the clip only: worked out once per view, made into candidates per draft)."""
-    out = []
-    window_labels = _window_labels(view)
     t = view.catalogue.derived("distractor_tables", _tables)["activity"]
-    sharing = sorted({i for name in view.present_objects for i in t.by_object.get(name, [])})
-    for i in sharing:
-        label = t.labels[i]
-        if label in window_labels:
-            continue
-        shared = sorted(t.objects[i] & view.present_objects)
-        out.append((f"activity:{label}", t.rows[i], "shares objects: " + ", ".join(shared[:4])))
-    return out
+    base = view.memo("shares_objects", lambda: _sharing_activities(view, t))
+
+    def note(i: int) -> str:
+        return "shares objects: " + ", ".join(sorted(t.objects[i] & view.present_objects)[:4])
+
+    return _Source.of_table(view, t, base, draft, "shares_objects", True, note)
+
+
+def _sharing_activities(view: ClipView, t: _Table) -> np.ndarray:
+    """Catalogue positions (ascending) of the activity labels, not the window's own, whose objects are moved
+    in the clip (they depend on the clip only: worked out once per view, made into candidates per draft,
+    each noted with the objects it shares when drawn)."""
+    window = [t.position[f"activity:{label}"] for label in _window_labels(view) if f"activity:{label}" in t.position]
+    sharing = {i for name in view.present_objects for i in t.by_object.get(name, [])}.difference(window)
+    return np.array(sorted(sharing), dtype=np.int64)
 
 
 def _recipe_steps(view: ClipView, draft) -> list[Candidate]:
