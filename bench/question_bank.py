@@ -100,15 +100,16 @@ def run_windows(ann, cat, config, windows: dict, total_clips: int, loop_started:
             tally.n_clips += 1
             tally.n_questions += len(q)
             drops.update(bank.drops)
-            if len(q):
+            subtypes = q["subtype"].tolist()  # (column lists: the tallies are the bench's, not the bank's work)
+            if subtypes:
                 clips_with_questions[ds] += 1
-                by_level.update((ds, lv) for lv in q["level"])
-                by_subtype.update(q["subtype"])
+                by_level.update((ds, lv) for lv in q["level"].tolist())
+                by_subtype.update(subtypes)
             if ds == "epic_sounds":
-                has_question = bool(len(q)) and (q["subtype"] == CUE_SUBTYPE).any()
+                has_question = CUE_SUBTYPE in subtypes
                 tally.cue_windows += has_question
                 if has_question:
-                    cue_by_strategy.update(set(q.loc[q["subtype"] == CUE_SUBTYPE, "distractor_strategy"]))
+                    cue_by_strategy.update({s for t, s in zip(subtypes, q["distractor_strategy"].tolist()) if t == CUE_SUBTYPE})
                 tally.cue_drafts += has_question or has_draft(bank.drops, CUE_SUBTYPE)
             if progress and tally.n_clips % PROGRESS_EVERY == 0:
                 elapsed = time.perf_counter() - loop_started
