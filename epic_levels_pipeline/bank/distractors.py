@@ -62,6 +62,7 @@ def _tables(cat) -> dict[str, "_Table"]:
     t = out["noun"] = _Table([f"noun:{n}" for n in nouns], [[f"narration:{r}" for r in cat.nouns[n]["rows"]] for n in nouns],
                              f, "handled elsewhere, not in this window")
     t.keys = np.array(nouns, dtype=np.int64)
+    t.by_key = _places(t.keys)
     pairs = list(cat.actions)
     for kind in ("action", "purpose"):
         t = out[kind] = _Table([f"{kind}:{v}:{n}" for v, n in pairs],
@@ -69,6 +70,7 @@ def _tables(cat) -> dict[str, "_Table"]:
                                "done elsewhere, not in this window")
         t.codes = np.array([_code(p) for p in pairs], dtype=np.int64)
         t.nouns = np.array([p[1] for p in pairs], dtype=np.int64)
+        t.by_code, t.by_noun = _places(t.codes), _places(t.nouns)
     labels = list(cat.activities)
     t = out["activity"] = _Table([f"activity:{label}" for label in labels],
                                  [[f"activity:{r}" for r in cat.activities[label]["rows"]] for label in labels], f,
@@ -89,6 +91,22 @@ def _tables(cat) -> dict[str, "_Table"]:
     t.by_video = {video: np.array([t.position[f"object:{n}"] for n in group], dtype=np.int64)
                   for video, group in cat.objects_by_video.items()}
     return out
+
+
+def _places(keys: np.ndarray) -> dict[int, list[int]]:
+    """Where each key stands in the array: the positions ``np.isin(keys, [key])`` marks, looked up by key."""
+    out: dict[int, list[int]] = {}
+    for i, key in enumerate(keys.tolist()):
+        out.setdefault(key, []).append(i)
+    return out
+
+
+def _without(n: int, places: dict[int, list[int]], present) -> np.ndarray:
+    """``~np.isin(keys, present)`` for the keys whose :func:`_places` these are: only the present ones looked at."""
+    mask = np.ones(n, dtype=bool)
+    for key in present:
+        mask[places.get(key, [])] = False
+    return mask
 
 
 def _code(pair: tuple[int, int]) -> int:
@@ -215,9 +233,10 @@ def _found(ascending: np.ndarray, values: list[int]) -> np.ndarray:
 def _absent_positions(view: ClipView, kind: str, t: _Table) -> np.ndarray:
     """Catalogue positions of the entities of ``kind`` absent from the clip (ascending), once per view."""
     if kind == "noun":
-        mask = ~np.isin(t.keys, list(view.present_noun_classes))
+        mask = _without(len(t.keys), t.by_key, view.present_noun_classes)
     elif kind in ("action", "purpose"):
-        mask = ~np.isin(t.codes, [_code(p) for p in view.present_actions]) & ~np.isin(t.nouns, list(view.present_noun_classes))
+        mask = (_without(len(t.codes), t.by_code, [_code(p) for p in view.present_actions])
+                & _without(len(t.nouns), t.by_noun, view.present_noun_classes))
     else:  # activity: has objects, is not the window's own, none of its objects moved in the clip
         mask = t.has_objects.copy()
         for label in _window_labels(view):
