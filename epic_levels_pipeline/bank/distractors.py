@@ -137,10 +137,6 @@ class _Source:
             cand = self._made[p] = self._make(p)
         return cand
 
-    def __iter__(self):
-        """Every candidate, in order (each made now: for small pools; ``values`` tells a value without it)."""
-        return (self.get(p) for p in range(len(self)))
-
     @classmethod
     def of_list(cls, candidates: list[Candidate], draft, frequency: dict[str, int]) -> "_Source":
         kept = [c for c in candidates if c.value != draft.answer.value and c.value not in draft.exclude]
@@ -503,7 +499,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         if rng is not None:
             shuffle(rng, order)
         if peers_first:
-            peer = {p: source.get(p).value in peers for p in order}  # (clip pools are lists: nothing rendered)
+            peer = {p: source.value(p) in peers for p in order}  # (values only: no candidate made)
             order = [p for p in order if peer[p]] + [p for p in order if not peer[p]]
     for p in order:
         if len(taken) >= limit:

@@ -62,7 +62,7 @@ def _draft(answer, exclude, kind):
 
 
 def _listed(source):
-    return [(c.value, c.rows, c.note, c.present) for c in source]
+    return [(c.value, c.rows, c.note, c.present) for c in map(source.get, range(len(source)))]
 
 
 @pytest.mark.parametrize("same_video", [None, 0, 3, 11, 12, 20])
