@@ -181,6 +181,27 @@ def _stable_types(out: pd.DataFrame, columns=None) -> None:
                                 index=out.index, dtype=object)
 
 
+def _null_columns(columns, n: int) -> dict[str, object]:
+    """What :func:`_stable_types` makes of ``columns`` set to None in a frame of ``n`` rows, built directly:
+    ``Int64`` and ``boolean`` all null (with the values under the mask that the conversions leave: 1 and
+    False), a fresh empty list per row in the list columns, None objects elsewhere. (Converting None
+    columns of a whole batch through ``to_numeric`` and ``astype`` cost a sixth of the batch join.)"""
+    out: dict[str, object] = {}
+    for column in columns:
+        if column in _INT_COLUMNS:
+            out[column] = pd.arrays.IntegerArray(np.ones(n, dtype=np.int64), np.ones(n, dtype=bool))
+        elif column in _BOOL_COLUMNS:
+            out[column] = pd.arrays.BooleanArray(np.zeros(n, dtype=bool), np.ones(n, dtype=bool))
+        elif column in _LIST_COLUMNS:
+            lists = np.empty(n, dtype=object)
+            for i in range(n):
+                lists[i] = []
+            out[column] = lists
+        else:
+            out[column] = np.full(n, None, dtype=object)
+    return out
+
+
 def clip_annotations(ann: Annotations, clip: Clip) -> pd.DataFrame:
     """Every annotation row overlapping the clip's window (plus recipe context for hd_epic).
 
@@ -387,9 +408,7 @@ class ClipRowsIndex:
                 present = set().union(*(provided[s] for s in set(streams[a:b])))
                 absent = tuple(c for c in CLIP_ANNOTATION_COLUMNS if c not in present)
                 if absent not in variants:
-                    variant = big.assign(**{column: None for column in absent})
-                    _stable_types(variant, absent)
-                    variants[absent] = variant
+                    variants[absent] = big.assign(**_null_columns(absent, len(big)))
                 # a slice given a fresh range index: no copy of the batch's columns where copy-on-write
                 # (pandas 3) keeps the batch unchanged if a clip's frame is modified
                 part = variants[absent].iloc[a:b]

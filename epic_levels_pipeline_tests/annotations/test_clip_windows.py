@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from epic_levels_pipeline.annotations.clips import (Clip, ClipRowsIndex, all_windows, clip_annotations, clips_annotations,
-                                                     iter_clips_annotations, read_manifest)
+from epic_levels_pipeline.annotations.clips import (CLIP_ANNOTATION_COLUMNS, Clip, ClipRowsIndex, all_windows, clip_annotations,
+                                                     clips_annotations, iter_clips_annotations, read_manifest)
+from epic_levels_pipeline.annotations.clips import _BOOL_COLUMNS, _INT_COLUMNS, _LIST_COLUMNS, _null_columns, _stable_types
 from epic_levels_pipeline.annotations.readers import load_annotations
 
 from ..conftest import ROOT
@@ -98,3 +99,19 @@ def test_300_staged_windows_match_clip_by_clip():
     ann = load_annotations(STAGED)
     clips = all_windows(ann, "epic_sounds")[::10][:150] + all_windows(ann, "hd_epic")[::10][:150]
     assert_same(ann, clips)
+
+
+def test_null_columns_are_the_stable_types_of_none_columns():
+    """The typed null columns a batch variant is given directly are what :func:`clips._stable_types` makes of
+    the same columns set to None: values, dtypes, the values under the mask, fresh lists per row."""
+    base = pd.DataFrame({"x": [1.0, 2.0, 3.0]})
+    absent = tuple(CLIP_ANNOTATION_COLUMNS)
+    reference = base.assign(**{column: None for column in absent})
+    _stable_types(reference, absent)
+    built = base.assign(**_null_columns(absent, len(base)))
+    pd.testing.assert_frame_equal(built, reference)
+    for column in (*_INT_COLUMNS, *_BOOL_COLUMNS):
+        assert (built[column].array._data == reference[column].array._data).all(), column
+    for column in _LIST_COLUMNS:
+        cells = built[column].tolist()
+        assert len({id(cell) for cell in cells}) == len(cells)
