@@ -181,11 +181,12 @@ def _stable_types(out: pd.DataFrame, columns=None) -> None:
                                 index=out.index, dtype=object)
 
 
-def _null_columns(columns, n: int) -> dict[str, object]:
+def _null_columns(columns, n: int, rows: np.ndarray | None = None) -> dict[str, object]:
     """What :func:`_stable_types` makes of ``columns`` set to None in a frame of ``n`` rows, built directly:
     ``Int64`` and ``boolean`` all null (with the values under the mask that the conversions leave: 1 and
     False), a fresh empty list per row in the list columns, None objects elsewhere. (Converting None
-    columns of a whole batch through ``to_numeric`` and ``astype`` cost a sixth of the batch join.)"""
+    columns of a whole batch through ``to_numeric`` and ``astype`` cost a sixth of the batch join.)
+    Given ``rows`` (positions), only those rows' list cells are lists; the others stay None."""
     out: dict[str, object] = {}
     for column in columns:
         if column in _INT_COLUMNS:
@@ -193,8 +194,8 @@ def _null_columns(columns, n: int) -> dict[str, object]:
         elif column in _BOOL_COLUMNS:
             out[column] = pd.arrays.BooleanArray(np.zeros(n, dtype=bool), np.ones(n, dtype=bool))
         elif column in _LIST_COLUMNS:
-            lists = np.empty(n, dtype=object)
-            for i in range(n):
+            lists = np.full(n, None, dtype=object)
+            for i in (range(n) if rows is None else rows.tolist()):
                 lists[i] = []
             out[column] = lists
         else:
@@ -399,22 +400,26 @@ class ClipRowsIndex:
             bounds = np.searchsorted(numbers, np.arange(len(clips) + 1))
             big = big.drop(columns="_clip")
             # Clips lacking a stream have that stream's own columns null and typed as clip by clip: one
-            # variant of the batch per set of absent columns, sliced per clip.
-            variants: dict[tuple[str, ...], pd.DataFrame] = {(): big}
+            # variant of the batch per set of absent columns, sliced per clip. A variant's list cells are
+            # fresh empty lists only in the rows of its own clips (the only rows sliced from it).
+            spans: dict[tuple[str, ...], list[tuple[Clip, int, int]]] = {}
             for n, clip in enumerate(clips):
                 a, b = int(bounds[n]), int(bounds[n + 1])
                 if a == b:
                     continue
                 present = set().union(*(provided[s] for s in set(streams[a:b])))
                 absent = tuple(c for c in CLIP_ANNOTATION_COLUMNS if c not in present)
-                if absent not in variants:
-                    variants[absent] = big.assign(**_null_columns(absent, len(big)))
-                # a slice given a fresh range index: no copy of the batch's columns where copy-on-write
-                # (pandas 3) keeps the batch unchanged if a clip's frame is modified
-                part = variants[absent].iloc[a:b]
-                part = part if _COPY_ON_WRITE else part.copy()
-                part.index = pd.RangeIndex(b - a)
-                result[clip.key] = part
+                spans.setdefault(absent, []).append((clip, a, b))
+            for absent, members in spans.items():
+                where = np.concatenate([np.arange(a, b) for _, a, b in members])
+                variant = big.assign(**_null_columns(absent, len(big), where)) if absent else big
+                for clip, a, b in members:
+                    # a slice given a fresh range index: no copy of the batch's columns where copy-on-write
+                    # (pandas 3) keeps the batch unchanged if a clip's frame is modified
+                    part = variant.iloc[a:b]
+                    part = part if _COPY_ON_WRITE else part.copy()
+                    part.index = pd.RangeIndex(b - a)
+                    result[clip.key] = part
         return {key: rows if rows is not None else _empty_rows() for key, rows in result.items()}
 
 

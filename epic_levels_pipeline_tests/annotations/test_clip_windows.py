@@ -5,6 +5,7 @@ random windows (property test), and for a 300-window sample of the staged files 
 import gc
 import weakref
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -115,3 +116,6 @@ def test_null_columns_are_the_stable_types_of_none_columns():
     for column in _LIST_COLUMNS:
         cells = built[column].tolist()
         assert len({id(cell) for cell in cells}) == len(cells)
+    # given the rows that will be read, only those get lists
+    some = base.assign(**_null_columns(_LIST_COLUMNS, len(base), np.array([0, 2])))
+    assert [type(v) for v in some[_LIST_COLUMNS[0]].tolist()] == [list, type(None), list]
