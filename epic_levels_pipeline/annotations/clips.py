@@ -18,6 +18,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -42,8 +43,9 @@ class Clip:
     start_s: float
     end_s: float
 
-    @property
+    @cached_property
     def key(self) -> str:
+        # worked out once per clip (a frozen clip's key never changes; the bank asks for it per draft)
         return f"{self.dataset}__{self.video_id}__{_fmt(self.start_s)}-{_fmt(self.end_s)}"
 
     @property
