@@ -43,9 +43,13 @@ def solve(subtype: str, view: ClipView, params: dict, candidates: list[str]) -> 
     return fn(view, params, candidates)
 
 
-def _kind(value: str) -> tuple[str, str]:
-    v = CandidateValue.parse(value)
-    return v.kind, v.payload
+def _payloads(candidates: list[str], kind: str) -> list[str | None]:
+    """Each candidate's payload where it is a value of ``kind``, else None (each value parsed once)."""
+    out: list[str | None] = []
+    for c in candidates:
+        v = CandidateValue.parse(c)
+        out.append(v.payload if v.kind == kind else None)
+    return out
 
 
 def _pair(rest: str) -> tuple[int, int]:
@@ -58,17 +62,17 @@ def _pair(rest: str) -> tuple[int, int]:
 
 @solver("easy_sound_presence")
 def _sound_presence(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
-    return [_kind(c)[0] == "sound" and _kind(c)[1] in view.present_sound_classes for c in candidates]
+    return [p is not None and p in view.present_sound_classes for p in _payloads(candidates, "sound")]
 
 
 @solver("easy_sound_object")
 def _sound_object_presence(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
-    return [_kind(c)[0] == "noun" and int(_kind(c)[1]) in view.present_noun_classes for c in candidates]
+    return [p is not None and int(p) in view.present_noun_classes for p in _payloads(candidates, "noun")]
 
 
 @solver("easy_sound_action")
 def _action_presence(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
-    return [_kind(c)[0] == "action" and _pair(_kind(c)[1]) in view.present_actions for c in candidates]
+    return [p is not None and _pair(p) in view.present_actions for p in _payloads(candidates, "action")]
 
 
 def _at_cue(view: ClipView, params: dict) -> list | None:
@@ -85,7 +89,7 @@ def _sound_object_at_cue(view: ClipView, params: dict, candidates: list[str]) ->
     if at is None:
         return [False] * len(candidates)
     nouns = {int(r.noun_class) for r in at if not _missing(r.noun_class)}
-    return [_kind(c)[0] == "noun" and int(_kind(c)[1]) in nouns for c in candidates]
+    return [p is not None and int(p) in nouns for p in _payloads(candidates, "noun")]
 
 
 @solver("low_sound_movement")
@@ -94,7 +98,7 @@ def _movement_at_cue(view: ClipView, params: dict, candidates: list[str]) -> lis
     if at is None:
         return [False] * len(candidates)
     pairs = {view.pair(r) for r in at}
-    return [_kind(c)[0] == "action" and _pair(_kind(c)[1]) in pairs for c in candidates]
+    return [p is not None and _pair(p) in pairs for p in _payloads(candidates, "action")]
 
 
 def next_after_cue(view: ClipView, params: dict):
@@ -114,7 +118,7 @@ def _purpose(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     if not found or found[1] is None:
         return [False] * len(candidates)
     target = view.pair(found[1])
-    return [_kind(c)[0] == "purpose" and _pair(_kind(c)[1]) == target for c in candidates]
+    return [p is not None and _pair(p) == target for p in _payloads(candidates, "purpose")]
 
 
 def countable(view: ClipView, sound_class: str) -> int | None:
@@ -130,7 +134,7 @@ def countable(view: ClipView, sound_class: str) -> int | None:
 @solver("medium_sound_count")
 def _count(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     n = countable(view, params["cue_class"])
-    return [n is not None and _kind(c)[0] == "count" and int(_kind(c)[1]) == n for c in candidates]
+    return [n is not None and p is not None and int(p) == n for p in _payloads(candidates, "count")]
 
 
 def sounds_near(view: ClipView, instant: float, width: float = CUE_COVER_S) -> set[str]:
@@ -143,7 +147,7 @@ def sounds_near(view: ClipView, instant: float, width: float = CUE_COVER_S) -> s
 def _sound_moment(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     """The classes whose categorised rows cover the cued instant (within the cue's ±0.5 s)."""
     heard = sounds_near(view, view.clip.start_s + params["offset_s"])
-    return [_kind(c)[0] == "sound" and _kind(c)[1] in heard for c in candidates]
+    return [p is not None and p in heard for p in _payloads(candidates, "sound")]
 
 
 NEXT_SOUND_GAP_S = 1.0  # the next sound starts at least this long after the cue's middle: two moments
@@ -185,7 +189,7 @@ def next_sound(view: ClipView, cue_class: str):
 def _sound_order(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     found, _ = next_sound(view, params["cue_class"])
     target = found[1].sound_class if found else None
-    return [_kind(c)[0] == "sound" and _kind(c)[1] == target for c in candidates]
+    return [p is not None and p == target for p in _payloads(candidates, "sound")]
 
 
 def anchored_next(view: ClipView, params: dict):
@@ -203,32 +207,36 @@ def _action_next(view: ClipView, params: dict, candidates: list[str]) -> list[bo
     if not found or found[1] is None:
         return [False] * len(candidates)
     target = view.pair(found[1])
-    return [_kind(c)[0] == "action" and _pair(_kind(c)[1]) == target for c in candidates]
+    return [p is not None and _pair(p) == target for p in _payloads(candidates, "action")]
 
 
 # --- hd_epic -------------------------------------------------------------------------------------------
 
 
 def main_activities(view: ClipView) -> set[str]:
-    """Labels of activity rows covering at least half of the window."""
-    clip = view.clip
-    starts, stops, labels = view.activity_spans
-    if not len(labels):
-        return set()
-    overlap = np.minimum(stops, clip.end_s) - np.maximum(starts, clip.start_s)
-    return set(labels[overlap >= MAIN_ACTIVITY_SHARE * clip.duration_s].tolist())
+    """Labels of activity rows covering at least half of the window (worked out once per view: both goal
+    generators and every goal question's solver ask; do not modify the set)."""
+    def build() -> set[str]:
+        clip = view.clip
+        starts, stops, labels = view.activity_spans
+        if not len(labels):
+            return set()
+        overlap = np.minimum(stops, clip.end_s) - np.maximum(starts, clip.start_s)
+        return set(labels[overlap >= MAIN_ACTIVITY_SHARE * clip.duration_s].tolist())
+
+    return view.memo("main_activities", build)
 
 
 @solver("easy_goal")
 @solver("medium_goal")
 def _goal(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     labels = main_activities(view)
-    return [_kind(c)[0] == "activity" and _kind(c)[1] in labels for c in candidates]
+    return [p is not None and p in labels for p in _payloads(candidates, "activity")]
 
 
 @solver("easy_object")
 def _object_presence(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
-    return [_kind(c)[0] == "object" and _kind(c)[1] in view.present_objects for c in candidates]
+    return [p is not None and p in view.present_objects for p in _payloads(candidates, "object")]
 
 
 def objects_near(view: ClipView, instant: float, width: float) -> set[str]:
@@ -248,7 +256,7 @@ def objects_at(view: ClipView, instant: float) -> set[str]:
 @solver("low_object_moment")
 def _object_moment(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     names = objects_at(view, view.clip.start_s + params["offset_s"])
-    return [_kind(c)[0] == "object" and _kind(c)[1] in names for c in candidates]
+    return [p is not None and p in names for p in _payloads(candidates, "object")]
 
 
 def next_object(view: ClipView, anchor: str):
@@ -286,7 +294,7 @@ def next_object_or_why(view: ClipView, anchor: str):
 def _object_order(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     found = next_object(view, params["anchor"])
     target = found[1].object_name if found else None
-    return [_kind(c)[0] == "object" and _kind(c)[1] == target for c in candidates]
+    return [p is not None and p == target for p in _payloads(candidates, "object")]
 
 
 def next_step(view: ClipView, recipe_key: str):
@@ -323,4 +331,4 @@ def next_step(view: ClipView, recipe_key: str):
 def _next_step(view: ClipView, params: dict, candidates: list[str]) -> list[bool]:
     found = next_step(view, params["recipe_key"])
     target = found[1].step_id if found else None
-    return [_kind(c)[0] == "step" and _kind(c)[1] == target for c in candidates]
+    return [p is not None and p == target for p in _payloads(candidates, "step")]

@@ -20,7 +20,7 @@ def _main_activity(view: ClipView):
     labels = S.main_activities(view)
     if len(labels) != 1:
         return None, ("no activity covers half of the window" if not labels else "two activities cover the window")
-    label = labels.pop()
+    (label,) = labels  # (the view's own set: read, not popped)
     return (label, rows_with(view.activity_records, "label", label)), ""
 
 
