@@ -16,8 +16,10 @@ DEFAULT_SEED = 20261130
 
 
 def stable_seed(*parts) -> int:
-    """A 48-bit integer from the parts' text (sha256): the same parts give the same seed on every machine."""
-    return int(hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:12], 16)
+    """A 48-bit integer from the parts' text (sha256): the same parts give the same seed on every machine.
+    It is the digest's first 12 hex digits read as a number, i.e. its first 6 bytes read big-endian (no
+    hex text made and parsed again)."""
+    return int.from_bytes(hashlib.sha256("|".join(map(str, parts)).encode()).digest()[:6], "big")
 
 
 # Below this length ``random.Random.shuffle`` itself is as fast (the bulk draw's set-up is not worth it).
