@@ -170,17 +170,15 @@ class _Source:
         texts from :func:`_absent_texts`; present ones (``present``) are rendered when drawn."""
         drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
         if not drop:
-            at = None
+            idx = base
         elif first:  # positions may repeat: every place of each (a few values: equality at C speed)
             hit = base == drop[0]
             for i in drop[1:]:
                 hit |= base == i
-            at = np.flatnonzero(hit)
+            first -= int(np.count_nonzero(hit[:first]))  # where the ``first`` positions end without them
+            idx = base[~hit]
         else:
-            at = _found(base, drop)
-        idx = base if at is None else _deleted(base, at)
-        if first and at is not None:  # where the ``first`` positions end once the dropped ones are out
-            first -= int(np.count_nonzero(at < first))
+            idx = _deleted(base, _found(base, drop))
         texts = None if present else _absent_texts(view)
 
         def make(p: int) -> Candidate:
