@@ -471,8 +471,8 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         # Absent-from-clip pools hold the whole catalogue: a rank they cannot fill means the key is at the
         # corpus's extreme, and another rank would hand the prior the key. Only the clip's own pools retry.
         # Kept only if every rank could be drawn: dropping just the unlucky draws would keep the corpus's
-        # most frequent keys exactly when they come out on top. (No draw is needed to know that, nor the
-        # option set or the order below.)
+        # most frequent keys exactly when they come out on top. (No draw is needed to know that: the order
+        # and the option set below are made only for the pools that go on.)
         if strategy == "absent_from_clip" and n - higher - lower < N_DISTRACTORS and (
                 higher < N_DISTRACTORS or lower < N_DISTRACTORS):
             return Drawn([], n, "the key is among the three most or least frequent of its kind: "
