@@ -1,5 +1,6 @@
 """Seeds and the seeded shuffle: :func:`seeding.shuffle` must be ``random.Random.shuffle`` exactly."""
 
+import hashlib
 import random
 
 from hypothesis import given, settings
@@ -48,3 +49,12 @@ def test_stable_seed_is_stable():
     assert stable_seed(20261130, "clip", "q") == stable_seed("20261130", "clip", "q")
     assert stable_seed(1, "a") != stable_seed(1, "b")
     assert 0 <= stable_seed("x") < 2**48
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(st.one_of(st.integers(), st.text(max_size=40), st.floats(allow_nan=False)), min_size=1,
+                      max_size=5))
+def test_stable_seed_is_the_hex_rule(parts):
+    """The digest's first six bytes are its first twelve hex digits: the seed of the earlier hex rule."""
+    text = "|".join(str(p) for p in parts)
+    assert stable_seed(*parts) == int(hashlib.sha256(text.encode()).hexdigest()[:12], 16)

@@ -152,7 +152,7 @@ class _Source:
         rendered when drawn."""
         listed, where, freq = view.memo(name, lambda: _indexed(view, entities()))
         drop = sorted(i for v in {draft.answer.value, *draft.exclude} for i in where(v))
-        idx = np.delete(np.arange(len(listed)), drop) if drop else np.arange(len(listed))
+        idx = _deleted(np.arange(len(listed)), drop) if drop else np.arange(len(listed))
 
         def make(p: int) -> Candidate:
             value, rows, note = listed[int(idx[p])]
@@ -170,17 +170,15 @@ class _Source:
         texts from :func:`_absent_texts`; present ones (``present``) are rendered when drawn."""
         drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
         if not drop:
-            at = None
+            idx = base
         elif first:  # positions may repeat: every place of each (a few values: equality at C speed)
             hit = base == drop[0]
             for i in drop[1:]:
                 hit |= base == i
-            at = np.flatnonzero(hit)
+            first -= int(np.count_nonzero(hit[:first]))  # where the ``first`` positions end without them
+            idx = base[~hit]
         else:
-            at = _found(base, drop)
-        idx = base if at is None else np.delete(base, at)
-        if first and at is not None:  # where the ``first`` positions end once the dropped ones are out
-            first -= int(np.count_nonzero(at < first))
+            idx = _deleted(base, _found(base, drop))
         texts = None if present else _absent_texts(view)
 
         def make(p: int) -> Candidate:
@@ -217,6 +215,14 @@ def _indexed(view: ClipView, listed: list[tuple]) -> tuple[list[tuple], Callable
 
     frequency = view.catalogue.frequency
     return listed, where, np.array([frequency.get(v, 0) for v in values], dtype=np.int64)
+
+
+def _deleted(a: np.ndarray, at) -> np.ndarray:
+    """``np.delete(a, at)`` for a 1-d array and non-negative positions (repeats deleted once), without
+    ``np.delete``'s argument handling, which costs more than the deletion on pools of a few thousand."""
+    keep = np.ones(len(a), dtype=bool)
+    keep[at] = False
+    return a[keep]
 
 
 def _found(ascending: np.ndarray, values: list[int]) -> np.ndarray:
@@ -457,24 +463,26 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
                 got += 1
         return got == want
 
-    beside = OptionSet(option_texts(view.catalogue), draft.answer.text,  # the key's text and those taken
-                       CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS)
-    order = list(range(n))  # positions in the source; shuffled as the candidates themselves would be
-    if rule == "uniform_rank" and has_prior(draft.answer.value):
+    ranked = rule == "uniform_rank" and has_prior(draft.answer.value)
+    if ranked:
         key_f = freq.get(draft.answer.value, 0)
         f = source.freq
-        counts = {"higher": int(np.count_nonzero(f > key_f)), "equal": int(np.count_nonzero(f == key_f)),
-                  "lower": int(np.count_nonzero(f < key_f))}
+        higher, lower = int(np.count_nonzero(f > key_f)), int(np.count_nonzero(f < key_f))
         # Absent-from-clip pools hold the whole catalogue: a rank they cannot fill means the key is at the
         # corpus's extreme, and another rank would hand the prior the key. Only the clip's own pools retry.
         # Kept only if every rank could be drawn: dropping just the unlucky draws would keep the corpus's
-        # most frequent keys exactly when they come out on top. (No draw is needed to know that.)
-        if strategy == "absent_from_clip" and counts["equal"] < N_DISTRACTORS and (
-                counts["higher"] < N_DISTRACTORS or counts["lower"] < N_DISTRACTORS):
+        # most frequent keys exactly when they come out on top. (No draw is needed to know that: the order
+        # and the option set below are made only for the pools that go on.)
+        if strategy == "absent_from_clip" and n - higher - lower < N_DISTRACTORS and (
+                higher < N_DISTRACTORS or lower < N_DISTRACTORS):
             return Drawn([], n, "the key is among the three most or least frequent of its kind: "
                                 "no frequency-matched options")
-        if rng is not None:
-            shuffle(rng, order)
+    beside = OptionSet(option_texts(view.catalogue), draft.answer.text,  # the key's text and those taken
+                       CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS)
+    order = list(range(n))  # positions in the source; shuffled as the candidates themselves would be
+    if rng is not None:
+        shuffle(rng, order)
+    if ranked:
         shuffled = np.array(order, dtype=np.int64)
         fs = f[shuffled] if n else f
         sides = {"higher": shuffled[fs > key_f].tolist(), "equal": shuffled[fs == key_f].tolist(),
@@ -495,12 +503,9 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         else:
             taken.clear()
             return Drawn([], n, "no distractors to place the key at a frequency rank (pool too small)")
-    else:
-        if rng is not None:
-            shuffle(rng, order)
-        if peers_first:
-            peer = {p: source.value(p) in peers for p in order}  # (values only: no candidate made)
-            order = [p for p in order if peer[p]] + [p for p in order if not peer[p]]
+    elif peers_first:
+        peer = {p: source.value(p) in peers for p in order}  # (values only: no candidate made)
+        order = [p for p in order if peer[p]] + [p for p in order if not peer[p]]
     for p in order:
         if len(taken) >= limit:
             break

@@ -31,14 +31,20 @@ def _stem(word: str) -> str:
     return word
 
 
+def _stems(text: str) -> list[str]:
+    """The option's words, in order: lower case, no articles or filler words, singular."""
+    return [_stem(w) for w in _WORD.findall(str(text).lower()) if w not in FILLER]
+
+
 def option_words(text: str) -> Counter:
     """The words that make an option what it is: lower case, no articles or filler words, singular."""
-    return Counter(_stem(w) for w in _WORD.findall(str(text).lower()) if w not in FILLER)
+    return Counter(_stems(text))
 
 
 def clash(a: str, b: str, entity: bool = False) -> str:
     """Why options ``a`` and ``b`` cannot stand side by side ("" when they can)."""
-    return _clash(option_words(a), option_words(b), _head(a), _head(b), entity)
+    stems_a, stems_b = _stems(a), _stems(b)
+    return _clash(Counter(stems_a), Counter(stems_b), _head(stems_a), _head(stems_b), entity)
 
 
 def _clash(wa: Counter, wb: Counter, head_a: str, head_b: str, entity: bool) -> str:
@@ -65,9 +71,10 @@ class OptionTexts:
         """(:func:`option_words` as a dict, its words as a set when none repeats, head noun) of ``text``."""
         got = self._memo.get(text)
         if got is None:
-            words = dict(option_words(text))
-            plain = frozenset(words) if all(n == 1 for n in words.values()) else None
-            got = self._memo[text] = (words, plain, _head(text))
+            stems = _stems(text)  # (read once for both: :func:`option_words` and :func:`_head`)
+            words = dict(Counter(stems))
+            plain = frozenset(words) if len(words) == len(stems) else None  # no word repeats
+            got = self._memo[text] = (words, plain, _head(stems))
         return got
 
     def clash(self, a: str, b: str, entity: bool = False) -> str:
@@ -152,9 +159,9 @@ class OptionSet:
             self._by_word.setdefault(word, []).append(text)
 
 
-def _head(text: str) -> str:
-    words = [w for w in _WORD.findall(str(text).lower()) if w not in FILLER]
-    return _stem(words[-1]) if words else ""
+def _head(stems: list[str]) -> str:
+    """The head noun of an option: the last of its words (:func:`_stems`), "" when it has none."""
+    return stems[-1] if stems else ""
 
 
 def option_clashes(options: list[str], entity: bool = False) -> list[str]:

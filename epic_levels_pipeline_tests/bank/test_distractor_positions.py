@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from epic_levels_pipeline.bank.distractors import _found, _places, _without
+from epic_levels_pipeline.bank.distractors import _deleted, _found, _places, _without
 
 
 @settings(max_examples=300, deadline=None)
@@ -22,3 +22,17 @@ def test_without_marks_what_isin_marks(keys, present):
     """The absent-entity mask from the keys' places equals ``~np.isin`` over the whole key array (keys may repeat)."""
     keys = np.array(keys, dtype=np.int64)
     np.testing.assert_array_equal(_without(len(keys), _places(keys), present), ~np.isin(keys, list(present)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 5000), max_size=60), st.data())
+def test_deleted_is_np_delete(values, data):
+    """The mask deletion equals ``np.delete`` (values, dtype; positions unsorted and repeated)."""
+    a = np.array(values, dtype=np.int64)
+    at = data.draw(st.lists(st.integers(0, len(a) - 1), max_size=8)) if len(a) else []
+    expected = np.delete(a, np.array(at, dtype=np.int64))
+    got = _deleted(a, np.array(at, dtype=np.int64))
+    np.testing.assert_array_equal(got, expected)
+    assert got.dtype == expected.dtype
+    unique = sorted(set(at))
+    np.testing.assert_array_equal(_deleted(np.arange(len(a)), unique), np.delete(np.arange(len(a)), unique))

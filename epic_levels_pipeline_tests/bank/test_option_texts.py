@@ -1,9 +1,11 @@
 """The memoised option-text comparison (:class:`OptionTexts`) says exactly what :func:`clash` says."""
 
+from collections import Counter
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from epic_levels_pipeline.bank.options import OptionSet, OptionTexts, clash
+from epic_levels_pipeline.bank.options import _WORD, _stem, FILLER, OptionSet, OptionTexts, clash, option_words
 
 WORDS = ["the", "a", "of", "to", "glass", "glasses", "bowl", "metal", "box", "boxes", "lid", "plate", "cover",
          "pan", "pans", "glass", "ss", "Freezer", "drawer", "2"]
@@ -41,3 +43,15 @@ def test_option_set_join_is_clashes_then_add(first, texts, entity):
             checked.add(text)
         assert joined.join(text) == may
     assert joined._by_word == checked._by_word and joined._wordless == checked._wordless
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(TEXT, st.text(max_size=30)))
+def test_words_read_once_are_the_plain_rule(text):
+    """Words and head noun read in one pass equal the rule spelled out: the non-filler words' stems as a
+    multiset, a set when none repeats, and the last of them as the head noun."""
+    found = [w for w in _WORD.findall(text.lower()) if w not in FILLER]
+    words = Counter(_stem(w) for w in found)
+    assert option_words(text) == words
+    plain = frozenset(words) if all(n == 1 for n in words.values()) else None
+    assert OptionTexts().words(text) == (dict(words), plain, _stem(found[-1]) if found else "")
