@@ -26,6 +26,7 @@ import pandas as pd
 
 from .readers import Annotations
 from ..errors import ClipKeyError, ManifestError
+from ..runtime import long_lived_frozen
 
 DATASETS = ("hd_epic", "epic_sounds")
 
@@ -433,16 +434,19 @@ def clips_annotations(ann: Annotations, clips: list[Clip]) -> dict[str, pd.DataF
 
 def iter_clips_annotations(ann: Annotations, clips: list[Clip], batch: int = 256, index: ClipRowsIndex | None = None):
     """``(clip, rows)`` for every clip in order, joined ``batch`` clips at a time (bounded memory). Pass an
-    ``index`` of the same tables to reuse its interval indexes across calls (built once, e.g. before forking)."""
+    ``index`` of the same tables to reuse its interval indexes across calls (built once, e.g. before forking).
+    While it runs (the caller's work on each clip included), what was alive before it is left out of the
+    garbage collector's scans (:func:`..runtime.long_lived_frozen`)."""
     if index is None:
         index = ClipRowsIndex(ann)
     elif index.ann is not ann:
         raise ValueError("iter_clips_annotations: the index was built for other annotation tables")
-    for i in range(0, len(clips), batch):
-        chunk = clips[i:i + batch]
-        rows = index.rows(chunk)
-        for clip in chunk:
-            yield clip, rows.pop(clip.key)
+    with long_lived_frozen():  # the tables and what was alive before stay out of the collector's scans
+        for i in range(0, len(clips), batch):
+            chunk = clips[i:i + batch]
+            rows = index.rows(chunk)
+            for clip in chunk:
+                yield clip, rows.pop(clip.key)
 
 
 def all_windows(ann: Annotations, dataset: str, width: float = 30.0) -> list[Clip]:
