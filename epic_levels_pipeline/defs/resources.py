@@ -11,7 +11,7 @@ from pydantic import PrivateAttr
 
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
-from ..warehouse import TableStore, read_parquet, write_parquet
+from ..warehouse import TableStore, read_parquet, to_frames, write_parquet
 from . import sqlite_storage
 from .partitions import BY_CLIP
 
@@ -106,6 +106,19 @@ class TableIOManager(dg.ConfigurableIOManager):
         while it is unchanged converts that table (what reading the file gives) instead of reading it."""
         self._loaded[str(path)] = ((_version(path),), _Written(table))
 
+    def _convert_written(self, paths: list[Path]) -> None:
+        """Convert the tables this run wrote to ``paths`` (and that are unchanged since) in one go
+        (``warehouse.to_frames``: the frames converting each gives), before a step reads them clip by clip."""
+        written = []
+        for path in paths:
+            entry = self._loaded.get(str(path))
+            if entry is not None and isinstance(entry[1], _Written) and entry[0] == (_version(path),):
+                written.append((str(path), entry[0], entry[1].table))
+        if len(written) < 2:
+            return
+        for (key, version, _table), frame in zip(written, to_frames([t for _, _, t in written])):
+            self._loaded[key] = (version, frame)
+
     def _cached(self, key: str, paths: list[Path], read):
         """``read()`` of the stored files ``paths``, once per run while none of them changes (several steps of
         a run read the same clip files and tables); one entry per ``key``. A frame is handed out as a
@@ -129,6 +142,7 @@ class TableIOManager(dg.ConfigurableIOManager):
                 raise dg.Failure(f"{name} has no materialization for clips {', '.join(missing[:20])} "
                                  f"({self._path(name, missing[0])}): materialize them first")
             if context.definition_metadata.get(BY_CLIP):
+                self._convert_written(paths)
                 return {k: self._cached(str(p), [p], lambda p=p: read_parquet([p])) for k, p in zip(keys, paths)}
             if missing:  # cross-clip tables read the clips that have this table, and say which do not
                 context.log.warning(f"{name}: {len(missing)} of {len(keys)} clips not materialized, left out: "
