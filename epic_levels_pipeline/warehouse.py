@@ -15,6 +15,7 @@ import json
 import os
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -89,8 +90,15 @@ SMALL_FILE_ROWS = 5_000
 def write_parquet(frame: pd.DataFrame, path: Path) -> pa.Table:
     """Write atomically: a failed write never replaces a good file. Returns the Arrow table written (its
     ``to_pandas()`` is what reading the file gives; the frame's index is not written)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    return write_parquets([(frame, path)])[0]
+
+
+def _arrow(frame: pd.DataFrame) -> pa.Table:
+    return pa.Table.from_pandas(frame, preserve_index=False)
+
+
+def _write_file(table: pa.Table, path: Path) -> None:
+    """``table`` to ``path`` through a temporary file in its folder, which replaces ``path`` once complete."""
     small = table.num_rows <= SMALL_FILE_ROWS
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
     os.close(fd)
@@ -100,7 +108,44 @@ def write_parquet(frame: pd.DataFrame, path: Path) -> pa.Table:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    return table
+
+
+def write_parquets(outputs: list[tuple[pd.DataFrame, Path]]) -> list[pa.Table]:
+    """``write_parquet`` of each (frame, path), in order; the Arrow tables written. Each file is written
+    atomically as by ``write_parquet``, and every write has finished (or failed, which raises the first
+    failure) when this returns. Several files (a batch's clips) are encoded and written by one worker thread
+    while this thread converts the next frame to Arrow: Arrow's encoding and the file I/O release the GIL, the
+    conversion from pandas holds it, so the two overlap."""
+    for folder in dict.fromkeys(path.parent for _, path in outputs):
+        folder.mkdir(parents=True, exist_ok=True)
+    if len(outputs) == 1:
+        table = _arrow(outputs[0][0])
+        _write_file(table, outputs[0][1])
+        return [table]
+    tables, pending, failed = [], [], []
+
+    def write(table: pa.Table, path: Path) -> None:
+        if failed:  # as when written one after the other: nothing more is written after a failed write
+            return
+        try:
+            _write_file(table, path)
+        except BaseException:
+            failed.append(path)
+            raise
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet") as writer:
+        try:
+            for frame, path in outputs:
+                if failed:
+                    break
+                tables.append(_arrow(frame))
+                pending.append(writer.submit(write, tables[-1], path))
+        finally:
+            for future in pending:  # every write submitted ends before this returns or raises
+                future.exception()
+    for future in pending:
+        future.result()
+    return tables
 
 
 def read_parquet(paths: list[Path]) -> pd.DataFrame:

@@ -11,7 +11,7 @@ from pydantic import PrivateAttr
 
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
-from ..warehouse import TableStore, read_parquet, to_frames, write_parquet
+from ..warehouse import TableStore, read_parquet, to_frames, write_parquet, write_parquets
 from . import sqlite_storage
 from .partitions import BY_CLIP
 
@@ -87,9 +87,9 @@ class TableIOManager(dg.ConfigurableIOManager):
                 missing = sorted(set(keys) - set(frames))
                 if missing or not isinstance(obj, dict):
                     raise dg.Failure(f"{name}: the step returned no value for clips {missing or keys}")
-            for key in keys:
-                path = self._path(name, key)
-                self._written(path, write_parquet(frames[key], path))  # views: the `warehouse` asset's
+            paths = [self._path(name, key) for key in keys]
+            for path, table in zip(paths, write_parquets([(frames[k], p) for k, p in zip(keys, paths)])):
+                self._written(path, table)  # views: the `warehouse` asset's
             return
         path = self._path(name, None)
         if isinstance(obj, pd.DataFrame):

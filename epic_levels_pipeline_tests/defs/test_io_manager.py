@@ -205,3 +205,30 @@ def test_clips_of_a_batch_written_then_loaded_by_clip_convert_as_their_files(tmp
                                                        definition_metadata={BY_CLIP: True}, **ranges))
     store = TableStore(tmp_path / "data" / "assets")
     _assert_same_frames([loaded[k] for k in keys], [pq.read_table(store.path("questions", k)) for k in keys])
+
+
+def test_files_written_together_are_the_files_written_one_by_one_and_a_failure_stops_the_rest(tmp_path):
+    """``write_parquets`` (a batch's clip files, encoded by a worker thread) writes byte for byte the files
+    ``write_parquet`` writes; a failed write raises once every write has ended, and the files after it keep
+    their last good contents, as when written one after the other."""
+    from epic_levels_pipeline.warehouse import write_parquets
+
+    frames = [pd.DataFrame({"k": [f"c{i}"] * i, "n": range(i), "opts": [["a"]] * i}) for i in range(4)]
+    one_by_one = [tmp_path / "one" / f"{i}.parquet" for i in range(4)]
+    together = [tmp_path / "together" / f"{i}.parquet" for i in range(4)]
+    tables = [write_parquet(f, p) for f, p in zip(frames, one_by_one)]
+    written = write_parquets(list(zip(frames, together)))
+    assert [a.read_bytes() for a in one_by_one] == [b.read_bytes() for b in together]
+    assert all(a.equals(b, check_metadata=True) for a, b in zip(tables, written))
+
+    blocked = tmp_path / "together" / "blocked.parquet"
+    blocked.mkdir()  # a directory where the file should go: replacing it fails
+    before = together[3].read_bytes()
+    try:
+        write_parquets([(frames[2], together[0]), (frames[1], blocked), (frames[2], together[3])])
+    except OSError:
+        pass
+    else:
+        raise AssertionError("a failed write must raise")
+    assert together[0].read_bytes() == one_by_one[2].read_bytes() and together[3].read_bytes() == before
+    assert not [p for p in (tmp_path / "together").iterdir() if p.suffix == ".tmp"]
