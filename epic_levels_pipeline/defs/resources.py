@@ -47,13 +47,16 @@ class TableIOManager(dg.ConfigurableIOManager):
 
     Outputs are written atomically and only when the step yields them (blocking checks run before), so a
     failed run leaves the last good materialization in place. A per-clip output is a ``{clip_key: frame}``
-    mapping (one clip or a batch), written clip by clip; a per-clip input marked ``by_clip``
+    mapping (one clip or a batch), written clip by clip (``warehouse.write_parquets``: a worker thread writes
+    a clip's file while the next clip's frame is converted; all are written when the output is handled);
+    a per-clip input marked ``by_clip``
     (``partitions.clip_in``) is loaded the same way. Loading a partitioned asset into an unpartitioned one
     concatenates every materialized clip (in one Arrow concatenation per run of files of one schema; clips
     without rows add none, as in the core) and logs the clips that have none. Every file (a clip's, a
     table's, the catalogue) is read once per run while it is unchanged and kept only until the run ends; a
     table the run wrote is not read back at all: the Arrow table written is converted, which gives the frame
-    reading the file gives.
+    reading the file gives (a batch's clip tables in one conversion, ``warehouse.to_frames``). The tables
+    written are held only until the run ends, so what is kept is bounded by one run's outputs.
     """
 
     root: str = ""
