@@ -21,11 +21,17 @@ so the runs launched are printed beside the times, with the process's peak resid
 
 The Dagster side materializes the assets the core computes (the scored tables and everything upstream of
 them, with their blocking checks); ``--full-graph`` materializes the whole graph (caption track, judge audit,
-report, warehouse views too), which the core does not compute. ``--profile FILE`` runs the Dagster side
-under cProfile, writes the stats to FILE and prints the top entries.
+report, warehouse views too), which the core does not compute. ``--profile FILE`` runs the (first) Dagster
+side under cProfile, writes the stats to FILE and prints the top entries.
+
+``--repeat N`` measures N pairs, core and Dagster alternately in ABBA order (Dagster then core, core then
+Dagster, ...): the machine's speed drifts while one side runs after the other, and alternating the order
+cancels a steady drift within each two pairs. Every Dagster run starts from the same state (a new instance,
+no materialized files); each pair's ratio is printed, and the figures' lines report the medians (of the
+times, and of the pairs' ratios for the ratio).
 
 Usage (from the repo root): ``python bench/orchestration.py [--clips N] [--staged [N]] [--source DIR]
-[--full-graph] [--profile FILE]`` (default: every bundled clip).
+[--full-graph] [--profile FILE] [--repeat N]`` (default: every bundled clip, one pair).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import os
 import pstats
 import resource
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -120,6 +127,36 @@ def print_profile(profiler: cProfile.Profile, path: str, top: int = 30) -> None:
                         and not line.startswith(("   Ordered by", "   List reduced"))))
 
 
+def dagster_side(paths: Paths, selection, profile: str | None):
+    """One Dagster measurement from the same starting state every time: no materialized files or clip media,
+    a new temporary instance (its storage removed afterwards). (report, wall s, CPU s); profiled when
+    ``profile`` names a stats file."""
+    for folder in (paths.assets, paths.media / "clips", paths.data / "dagster" / "storage"):
+        shutil.rmtree(folder, ignore_errors=True)
+    profiler = cProfile.Profile() if profile else None
+    cpu = time.process_time()
+    t = time.perf_counter()
+    if profiler:
+        profiler.enable()
+    with dg.instance_for_test(overrides=instance_config(str(paths.data / "dagster" / "storage"))) as instance:
+        report = run_pipeline(paths, instance=instance, run_config=QUIET, log=lambda *_: None, selection=selection)
+    if profiler:
+        profiler.disable()
+    seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
+    if profiler:
+        print_profile(profiler, profile)
+    return report, seconds, cpu
+
+
+def core_side(paths: Paths):
+    """One measurement of the core (reading the annotations itself, as the Dagster side does): (result, wall s,
+    CPU s)."""
+    cpu = time.process_time()
+    t = time.perf_counter()
+    core = run_core(paths)
+    return core, time.perf_counter() - t, time.process_time() - cpu
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clips", type=int, default=None, help="only the manifest's first N clips")
@@ -131,7 +168,11 @@ def main(argv: list[str] | None = None) -> int:
                          "not only what the core computes")
     ap.add_argument("--profile", metavar="FILE", default=None,
                     help="profile the Dagster side with cProfile: write the stats to FILE and print the top entries")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="N pairs of runs, core and Dagster alternately (ABBA); each pair's ratio and the medians")
     args = ap.parse_args(argv)
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
     if args.staged is not None and not Path(args.source).is_dir():
         print(f"skipped: staged annotation files not found at {args.source} (nothing to benchmark)")
         return 0
@@ -154,33 +195,34 @@ def main(argv: list[str] | None = None) -> int:
         run_core(paths, clips[:1], annotations=ann, catalogue=build_catalogue(ann), n_boot=10)
         print(f"warm-up: {time.perf_counter() - t:.1f} s")
 
-        profiler = cProfile.Profile() if args.profile else None
-        cpu = time.process_time()
-        t = time.perf_counter()
-        if profiler:
-            profiler.enable()
-        with dg.instance_for_test(overrides=instance_config(str(paths.data / "dagster" / "storage"))) as instance:
-            report = run_pipeline(paths, instance=instance, run_config=QUIET, log=lambda *_: None,
-                                  selection=None if args.full_graph else SAME_AS_CORE)
-        if profiler:
-            profiler.disable()
-        dagster_s = time.perf_counter() - t
-        dagster_cpu = time.process_time() - cpu
-        if profiler:
-            print_profile(profiler, args.profile)
-        if report.failed:
-            print(f"Dagster runs failed: {report.failed}")
-            return 1
+        selection = None if args.full_graph else SAME_AS_CORE
+        pairs: list[tuple[float, float, float, float]] = []  # (Dagster s, core s, Dagster CPU s, core CPU s)
+        for i in range(args.repeat):
+            dagster_first = i % 2 == 0  # ABBA: Dagster, core | core, Dagster | ...
+            if not dagster_first:
+                core, core_s, core_cpu = core_side(paths)
+            report, dagster_s, dagster_cpu = dagster_side(paths, selection, args.profile if i == 0 else None)
+            if report.failed:
+                print(f"Dagster runs failed: {report.failed}")
+                return 1
+            if dagster_first:
+                core, core_s, core_cpu = core_side(paths)
+            pairs.append((dagster_s, core_s, dagster_cpu, core_cpu))
+            if args.repeat > 1:
+                print(f"pair {i + 1}/{args.repeat} ({'Dagster, core' if dagster_first else 'core, Dagster'}): "
+                      f"Dagster {dagster_s:.1f} s, core {core_s:.1f} s = {dagster_s / core_s:.2f}x")
         tables = {name: materialized(paths, name) for name in ("questions", "items", "responses", "verdicts")}
         tables["scores"] = read_parquet([paths.assets / "scores.parquet"])
 
-        cpu = time.process_time()
-        t = time.perf_counter()
-        core = run_core(paths)
-        core_s = time.perf_counter() - t
-        core_cpu = time.process_time() - cpu
-
+    dagster_s, core_s, dagster_cpu, core_cpu = (statistics.median(p[i] for p in pairs) for i in range(4))
+    ratio = statistics.median(d / c for d, c, _, _ in pairs)
+    cpu_ratio = statistics.median(d / c for _, _, d, c in pairs)
     scope = "the whole graph" if args.full_graph else "the core's assets"
+    if args.repeat > 1:
+        ratios = ", ".join(f"{d / c:.2f}x" for d, c, _, _ in pairs)
+        print(f"\n{args.repeat} pairs in ABBA order, Dagster / core: {ratios}; median {ratio:.2f}x "
+              f"(spread {min(d / c for d, c, _, _ in pairs):.2f}-{max(d / c for d, c, _, _ in pairs):.2f}x); "
+              f"times below are medians")
     print(f"\nDagster (run_pipeline of {scope}, {report.runs} runs in a temporary instance): {dagster_s:.1f} s")
     print(f"core (pipeline.run_core, plain calls):                   {core_s:.1f} s  "
           f"[{', '.join(f'{k} {v:.1f}' for k, v in core.seconds.items() if k != 'total')}]")
@@ -190,8 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  Dagster {dagster_s:.1f} s, core {core_s:.1f} s")
     print(f"  peak resident memory of the process (ru_maxrss): {maxrss_mib():.0f} MiB")
     print(f"  CPU time of this process: Dagster {dagster_cpu:.1f} s, core {core_cpu:.1f} s = "
-          f"{dagster_cpu / core_cpu:.2f}x (less sensitive than wall time to other processes on a shared machine)")
-    print(f"  orchestration overhead: Dagster / core = {dagster_s / core_s:.2f}x "
+          f"{cpu_ratio:.2f}x (less sensitive than wall time to other processes on a shared machine)")
+    print(f"  orchestration overhead: Dagster / core = {ratio:.2f}x "
           f"(+{dagster_s - core_s:.1f} s, {(dagster_s - core_s) / max(len(clips), 1):.2f} s per clip, "
           f"{(dagster_s - core_s) / max(report.runs, 1):.2f} s per run)")
     ours = {"questions": core.questions, "items": core.items, "responses": core.responses,

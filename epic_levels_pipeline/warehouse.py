@@ -15,6 +15,7 @@ import json
 import os
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -89,8 +90,15 @@ SMALL_FILE_ROWS = 5_000
 def write_parquet(frame: pd.DataFrame, path: Path) -> pa.Table:
     """Write atomically: a failed write never replaces a good file. Returns the Arrow table written (its
     ``to_pandas()`` is what reading the file gives; the frame's index is not written)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    return write_parquets([(frame, path)])[0]
+
+
+def _arrow(frame: pd.DataFrame) -> pa.Table:
+    return pa.Table.from_pandas(frame, preserve_index=False)
+
+
+def _write_file(table: pa.Table, path: Path) -> None:
+    """``table`` to ``path`` through a temporary file in its folder, which replaces ``path`` once complete."""
     small = table.num_rows <= SMALL_FILE_ROWS
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
     os.close(fd)
@@ -100,7 +108,44 @@ def write_parquet(frame: pd.DataFrame, path: Path) -> pa.Table:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    return table
+
+
+def write_parquets(outputs: list[tuple[pd.DataFrame, Path]]) -> list[pa.Table]:
+    """``write_parquet`` of each (frame, path), in order; the Arrow tables written. Each file is written
+    atomically as by ``write_parquet``, and every write has finished (or failed, which raises the first
+    failure) when this returns. Several files (a batch's clips) are encoded and written by one worker thread
+    while this thread converts the next frame to Arrow: Arrow's encoding and the file I/O release the GIL, the
+    conversion from pandas holds it, so the two overlap."""
+    for folder in dict.fromkeys(path.parent for _, path in outputs):
+        folder.mkdir(parents=True, exist_ok=True)
+    if len(outputs) == 1:
+        table = _arrow(outputs[0][0])
+        _write_file(table, outputs[0][1])
+        return [table]
+    tables, pending, failed = [], [], []
+
+    def write(table: pa.Table, path: Path) -> None:
+        if failed:  # as when written one after the other: nothing more is written after a failed write
+            return
+        try:
+            _write_file(table, path)
+        except BaseException:
+            failed.append(path)
+            raise
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet") as writer:
+        try:
+            for frame, path in outputs:
+                if failed:
+                    break
+                tables.append(_arrow(frame))
+                pending.append(writer.submit(write, tables[-1], path))
+        finally:
+            for future in pending:  # every write submitted ends before this returns or raises
+                future.exception()
+    for future in pending:
+        future.result()
+    return tables
 
 
 def read_parquet(paths: list[Path]) -> pd.DataFrame:
@@ -125,6 +170,75 @@ def read_parquet(paths: list[Path]) -> pd.DataFrame:
     if list(frame.columns) != columns:  # a column only row-less files had stays, without values
         frame = frame.reindex(columns=columns)
     return frame
+
+
+def _is_list(kind: pa.DataType) -> bool:
+    return pa.types.is_list(kind) or pa.types.is_large_list(kind)
+
+
+def _plain(kind: pa.DataType) -> bool:
+    """A type whose conversion to pandas depends only on the type and on whether the column has nulls:
+    numbers, booleans, strings, nulls, and lists of these (whose values are converted as one array)."""
+    if _is_list(kind):
+        return _plain(kind.value_type)
+    return (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+            or pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind))
+
+
+def _nulls_change_type(kind: pa.DataType) -> bool:
+    """Whether a column of ``kind`` converts to another NumPy type when it has nulls (integers become
+    float64, booleans object), inside lists too."""
+    if _is_list(kind):
+        return _nulls_change_type(kind.value_type)
+    return pa.types.is_integer(kind) or pa.types.is_boolean(kind)
+
+
+def _has_nulls(column, kind: pa.DataType) -> bool:
+    """Nulls in ``column``, or in its list values for a list column (those are what ``_nulls_change_type``
+    of a list column is about)."""
+    if not _is_list(kind):
+        return bool(column.null_count)
+    return any(_has_nulls(chunk.flatten(), kind.value_type) for chunk in getattr(column, "chunks", [column]))
+
+
+def _converts_alike(table: pa.Table) -> tuple | None:
+    """What decides the types ``table.to_pandas()`` gives, for a table of ``_plain`` columns: its schema (with
+    the pandas metadata) and, for the columns whose type depends on it, whether they have nulls. Tables with
+    equal keys converted together give each table the types it gets alone. None for other tables."""
+    if not all(_plain(f.type) for f in table.schema):
+        return None
+    nulls = tuple(_has_nulls(table.column(i), f.type) for i, f in enumerate(table.schema)
+                  if _nulls_change_type(f.type))
+    return table.schema, nulls
+
+
+def to_frames(tables: list[pa.Table]) -> list[pd.DataFrame]:
+    """Each table's ``to_pandas()`` (the frame reading its file gives), with runs of consecutive tables that
+    convert alike (``_converts_alike``) concatenated and converted once, then cut back into each table's rows:
+    converting a table has a fixed cost per column, which a batch of small clip tables otherwise pays once
+    per clip. Tables without rows, and tables with other than ``_plain`` columns, are converted alone."""
+    frames: list[pd.DataFrame | None] = [None] * len(tables)
+    runs: list[tuple[tuple, list[int]]] = []
+    for i, table in enumerate(tables):
+        key = _converts_alike(table) if table.num_rows and table.num_columns else None
+        if key is None:
+            frames[i] = table.to_pandas()
+            continue
+        if runs and runs[-1][0][1] == key[1] and runs[-1][0][0].equals(key[0], check_metadata=True):
+            runs[-1][1].append(i)
+        else:
+            runs.append((key, [i]))
+    for _key, members in runs:
+        if len(members) == 1:
+            frames[members[0]] = tables[members[0]].to_pandas()
+            continue
+        whole = pa.concat_tables([tables[i] for i in members]).to_pandas()
+        start = 0
+        for i in members:
+            stop = start + tables[i].num_rows
+            frames[i] = whole.iloc[start:stop].reset_index(drop=True)
+            start = stop
+    return frames
 
 
 def connect(path: Path, read_only: bool = False, attempts: int = 50) -> duckdb.DuckDBPyConnection:

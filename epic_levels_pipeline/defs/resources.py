@@ -11,7 +11,7 @@ from pydantic import PrivateAttr
 
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
-from ..warehouse import TableStore, read_parquet, write_parquet
+from ..warehouse import TableStore, read_parquet, to_frames, write_parquet, write_parquets
 from . import sqlite_storage
 from .partitions import BY_CLIP
 
@@ -47,13 +47,16 @@ class TableIOManager(dg.ConfigurableIOManager):
 
     Outputs are written atomically and only when the step yields them (blocking checks run before), so a
     failed run leaves the last good materialization in place. A per-clip output is a ``{clip_key: frame}``
-    mapping (one clip or a batch), written clip by clip; a per-clip input marked ``by_clip``
+    mapping (one clip or a batch), written clip by clip (``warehouse.write_parquets``: a worker thread writes
+    a clip's file while the next clip's frame is converted; all are written when the output is handled);
+    a per-clip input marked ``by_clip``
     (``partitions.clip_in``) is loaded the same way. Loading a partitioned asset into an unpartitioned one
     concatenates every materialized clip (in one Arrow concatenation per run of files of one schema; clips
     without rows add none, as in the core) and logs the clips that have none. Every file (a clip's, a
     table's, the catalogue) is read once per run while it is unchanged and kept only until the run ends; a
     table the run wrote is not read back at all: the Arrow table written is converted, which gives the frame
-    reading the file gives.
+    reading the file gives (a batch's clip tables in one conversion, ``warehouse.to_frames``). The tables
+    written are held only until the run ends, so what is kept is bounded by one run's outputs.
     """
 
     root: str = ""
@@ -87,9 +90,9 @@ class TableIOManager(dg.ConfigurableIOManager):
                 missing = sorted(set(keys) - set(frames))
                 if missing or not isinstance(obj, dict):
                     raise dg.Failure(f"{name}: the step returned no value for clips {missing or keys}")
-            for key in keys:
-                path = self._path(name, key)
-                self._written(path, write_parquet(frames[key], path))  # views: the `warehouse` asset's
+            paths = [self._path(name, key) for key in keys]
+            for path, table in zip(paths, write_parquets([(frames[k], p) for k, p in zip(keys, paths)])):
+                self._written(path, table)  # views: the `warehouse` asset's
             return
         path = self._path(name, None)
         if isinstance(obj, pd.DataFrame):
@@ -105,6 +108,19 @@ class TableIOManager(dg.ConfigurableIOManager):
         """Remember the Arrow table just written to ``path``: a later step of the run that reads the file
         while it is unchanged converts that table (what reading the file gives) instead of reading it."""
         self._loaded[str(path)] = ((_version(path),), _Written(table))
+
+    def _convert_written(self, paths: list[Path]) -> None:
+        """Convert the tables this run wrote to ``paths`` (and that are unchanged since) in one go
+        (``warehouse.to_frames``: the frames converting each gives), before a step reads them clip by clip."""
+        written = []
+        for path in paths:
+            entry = self._loaded.get(str(path))
+            if entry is not None and isinstance(entry[1], _Written) and entry[0] == (_version(path),):
+                written.append((str(path), entry[0], entry[1].table))
+        if len(written) < 2:
+            return
+        for (key, version, _table), frame in zip(written, to_frames([t for _, _, t in written])):
+            self._loaded[key] = (version, frame)
 
     def _cached(self, key: str, paths: list[Path], read):
         """``read()`` of the stored files ``paths``, once per run while none of them changes (several steps of
@@ -129,6 +145,7 @@ class TableIOManager(dg.ConfigurableIOManager):
                 raise dg.Failure(f"{name} has no materialization for clips {', '.join(missing[:20])} "
                                  f"({self._path(name, missing[0])}): materialize them first")
             if context.definition_metadata.get(BY_CLIP):
+                self._convert_written(paths)
                 return {k: self._cached(str(p), [p], lambda p=p: read_parquet([p])) for k, p in zip(keys, paths)}
             if missing:  # cross-clip tables read the clips that have this table, and say which do not
                 context.log.warning(f"{name}: {len(missing)} of {len(keys)} clips not materialized, left out: "

@@ -2,11 +2,14 @@
 
 import dagster as dg
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from epic_levels_pipeline.defs import resources
 from epic_levels_pipeline.defs.partitions import BY_CLIP, clip_partitions
-from epic_levels_pipeline.warehouse import TableStore, read_parquet, write_parquet
+from epic_levels_pipeline.warehouse import TableStore, read_parquet, to_frames, write_parquet
 
 CLIPS = ["epic_sounds__P01_01__0-30", "epic_sounds__P01_01__30-60"]
 
@@ -147,3 +150,85 @@ def test_small_and_large_files_read_back_the_same_in_pandas_and_duckdb(tmp_path)
     rows = lambda name: con.execute(f"select k, n, x, ok, opts, maybe from '{tmp_path / name}'").fetchall()  # noqa: E731
     types = lambda name: [d[1] for d in con.execute(f"select * from '{tmp_path / name}'").description]  # noqa: E731
     assert rows("small.parquet") == [r for r in rows("big.parquet")][::-600] and types("small.parquet") == types("big.parquet")
+
+
+def _assert_same_frames(got: list[pd.DataFrame], tables) -> None:
+    """Each frame is what converting its table alone gives: values, column and index types, and the NumPy
+    types of list values (a list column's values convert as one array)."""
+    assert len(got) == len(tables)
+    for frame, table in zip(got, tables):
+        alone = table.to_pandas()
+        pd.testing.assert_frame_equal(frame, alone, check_exact=True, check_index_type=True, check_column_type=True)
+        assert list(frame.dtypes.astype(str)) == list(alone.dtypes.astype(str))
+        for column in alone.columns:
+            for a, b in zip(frame[column], alone[column]):
+                assert type(a) is type(b) and getattr(a, "dtype", None) == getattr(b, "dtype", None)
+
+
+_maybe_int = st.one_of(st.none(), st.integers(-3, 3))
+_maybe_bool = st.one_of(st.none(), st.booleans())
+_maybe_text = st.one_of(st.none(), st.sampled_from(["a", "b", "tap running", ""]))
+_clip_row = st.fixed_dictionaries({
+    "n": _maybe_int, "ok": _maybe_bool, "k": _maybe_text, "x": st.one_of(st.none(), st.floats(-2, 2)),
+    "opts": st.lists(_maybe_text, max_size=3), "ids": st.lists(_maybe_int, max_size=3),
+})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_clip_row, max_size=4), min_size=1, max_size=6), st.booleans())
+def test_tables_converted_together_give_each_the_frame_it_gives_alone(clips, typed):
+    """``to_frames`` (the IO manager's conversion of a run's written clip tables) equals converting each table
+    alone, whatever nulls (in ints, booleans, list values), empty clips or column types the clips have."""
+    frames = []
+    for rows in clips:
+        frame = pd.DataFrame(rows, columns=["n", "ok", "k", "x", "opts", "ids"])
+        if typed:  # the bank's nullable columns
+            frame["n"] = frame["n"].astype("Int64")
+            frame["ok"] = frame["ok"].astype("boolean")
+        frames.append(frame)
+    tables = [pa.Table.from_pandas(f, preserve_index=False) for f in frames]
+    _assert_same_frames(to_frames(tables), tables)
+
+
+def test_clips_of_a_batch_written_then_loaded_by_clip_convert_as_their_files(tmp_path):
+    """A batch's clip tables handed over in one conversion are, clip by clip, the frames their files give."""
+    manager = resources.TableIOManager(root=str(tmp_path))
+    keys = [f"epic_sounds__P01_01__{30 * i}-{30 * i + 30}" for i in range(5)]
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(clip_partitions.name, keys)
+    frames = {key: pd.DataFrame({"clip": [key] * (i % 3), "n": [i if i != 3 else None] * (i % 3),
+                                 "opts": [["a", "b"]] * (i % 3)}) for i, key in enumerate(keys)}
+    ranges = {"asset_partitions_def": clip_partitions, "instance": instance, "partition_key": None,
+              "asset_partition_key_range": dg.PartitionKeyRange(keys[0], keys[-1])}
+    manager.handle_output(dg.build_output_context(asset_key=dg.AssetKey("questions"), **ranges), frames)
+    loaded = manager.load_input(dg.build_input_context(asset_key=dg.AssetKey("questions"),
+                                                       definition_metadata={BY_CLIP: True}, **ranges))
+    store = TableStore(tmp_path / "data" / "assets")
+    _assert_same_frames([loaded[k] for k in keys], [pq.read_table(store.path("questions", k)) for k in keys])
+
+
+def test_files_written_together_are_the_files_written_one_by_one_and_a_failure_stops_the_rest(tmp_path):
+    """``write_parquets`` (a batch's clip files, encoded by a worker thread) writes byte for byte the files
+    ``write_parquet`` writes; a failed write raises once every write has ended, and the files after it keep
+    their last good contents, as when written one after the other."""
+    from epic_levels_pipeline.warehouse import write_parquets
+
+    frames = [pd.DataFrame({"k": [f"c{i}"] * i, "n": range(i), "opts": [["a"]] * i}) for i in range(4)]
+    one_by_one = [tmp_path / "one" / f"{i}.parquet" for i in range(4)]
+    together = [tmp_path / "together" / f"{i}.parquet" for i in range(4)]
+    tables = [write_parquet(f, p) for f, p in zip(frames, one_by_one)]
+    written = write_parquets(list(zip(frames, together)))
+    assert [a.read_bytes() for a in one_by_one] == [b.read_bytes() for b in together]
+    assert all(a.equals(b, check_metadata=True) for a, b in zip(tables, written))
+
+    blocked = tmp_path / "together" / "blocked.parquet"
+    blocked.mkdir()  # a directory where the file should go: replacing it fails
+    before = together[3].read_bytes()
+    try:
+        write_parquets([(frames[2], together[0]), (frames[1], blocked), (frames[2], together[3])])
+    except OSError:
+        pass
+    else:
+        raise AssertionError("a failed write must raise")
+    assert together[0].read_bytes() == one_by_one[2].read_bytes() and together[3].read_bytes() == before
+    assert not [p for p in (tmp_path / "together").iterdir() if p.suffix == ".tmp"]
