@@ -90,7 +90,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
     config = config or BankConfig()
     view = ClipView(clip, rows, catalogue)
     questions: list[tuple] = []
-    pool_rows: list[tuple] = []
+    pools = _PoolColumns(clip.key)
     drops: Counter = Counter()
     names = config.subtypes or tuple(SUBTYPES)
     for name in names:
@@ -126,25 +126,69 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
-                q, pool, reason = _finish(view, subtype, draft, strategy, config, answers, derived)
-                pool_rows += pool
+                q, reason = _finish(view, subtype, draft, strategy, config, answers, derived, pools)
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
                 questions.append(q)
                 kept += 1
-    return Bank(_records_frame(questions, QUESTION_COLUMNS), _records_frame(pool_rows, POOL_COLUMNS), drops)
+    return Bank(_records_frame(questions, QUESTION_COLUMNS), pools.frame(), drops)
+
+
+class _PoolColumns:
+    """A clip's pool rows, collected column by column in :data:`POOL_COLUMNS` order: each drawn pool adds its
+    candidates' rows, then the answer's (the rows ``_finish`` used to make as tuples, with no tuples to make
+    and transpose). The columns that hold one value for a whole pool grow by that value repeated."""
+
+    def __init__(self, clip_key: str):
+        self.clip_key = clip_key
+        self.cells: list[list] = [[] for _ in POOL_COLUMNS]
+
+    def add(self, qid: str, subtype: str, strategy: str, candidates: list, chosen_values: set[str], answer,
+            offered: int) -> None:
+        """One pool: its distractor candidates (``chosen`` when their value is one of ``chosen_values``), then
+        the answer (always chosen), every row a copy of its candidate's rows list."""
+        k = len(candidates) + 1
+        (clip_key, qids, subtypes, strategies, values, texts, roles, present, rows, notes, chosen,
+         offereds) = self.cells
+        clip_key += [self.clip_key] * k
+        qids += [qid] * k
+        subtypes += [subtype] * k
+        strategies += [strategy] * k
+        values += [c.value for c in candidates]
+        values.append(answer.value)
+        texts += [c.text for c in candidates]
+        texts.append(answer.text)
+        roles += ["distractor"] * (k - 1)
+        roles.append("answer")
+        present += [c.present for c in candidates]
+        present.append(answer.present)
+        rows += [list(c.rows) for c in candidates]
+        rows.append(list(answer.rows))
+        notes += [c.note for c in candidates]
+        notes.append(answer.note)
+        chosen += [c.value in chosen_values for c in candidates]
+        chosen.append(True)
+        offereds += [offered] * k
+
+    def frame(self) -> pd.DataFrame:
+        return _columns_frame(self.cells, POOL_COLUMNS)
 
 
 def _records_frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
-    """``pd.DataFrame([dict(zip(columns, row)) for row in rows], columns=columns)``: the same frame, built
-    column by column from rows given as tuples in column order. The columns whose values are all strings,
-    all bools or all ints are typed directly (pandas infers the others as it would); the string columns
-    are converted to Arrow in one call, each column a slice of that one array."""
-    if not rows:
+    """``pd.DataFrame([dict(zip(columns, row)) for row in rows], columns=columns)``: the same frame, from rows
+    given as tuples in column order (:func:`_columns_frame` of their columns)."""
+    return _columns_frame(list(zip(*rows)), columns)
+
+
+def _columns_frame(cells: list, columns: list[str]) -> pd.DataFrame:
+    """The frame ``pd.DataFrame`` makes of the rows ``zip(*cells)`` as dicts (``cells``: one sequence of
+    values per column, in column order, all of one length), built column by column. The columns whose values
+    are all strings, all bools or all ints are typed directly (pandas infers the others as it would); the
+    string columns are converted to Arrow in one call, each column a slice of that one array."""
+    n = len(cells[0]) if cells else 0
+    if not n:
         return pd.DataFrame([], columns=columns)
-    n = len(rows)
-    cells = list(zip(*rows))  # one tuple of values per column
     arrays: list = [None] * len(columns)
     strings = []
     for i, values in enumerate(cells):
@@ -193,7 +237,7 @@ def _arrow_strings(values: pa.Array) -> ArrowStringArray:
 
 def _typed(values: tuple, types: set[type]):
     """A column's values (``types``: the set of their types) as the array pandas would infer for them;
-    columns of strings only are converted by :func:`_records_frame`, all at once."""
+    columns of strings only are converted by :func:`_columns_frame`, all at once."""
     if types == {bool}:
         return np.array(values, dtype=bool)
     if types == {int} and -2**63 <= min(values) and max(values) < 2**63:
@@ -239,9 +283,10 @@ def _read_inside(draft: Draft, subtype) -> tuple[str, str]:
 
 
 def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig,
-            answers: frozenset[str] = frozenset(), derived_scope: str | None = None):
-    """The question of one draft under one strategy, its pool rows and why it was dropped ("" when kept).
-    ``derived_scope``: the scope of the draft's (read-inside) provenance when already derived."""
+            answers: frozenset[str], derived_scope: str | None, pools: _PoolColumns):
+    """The question of one draft under one strategy (its row, in :data:`QUESTION_COLUMNS` order) and why it
+    was dropped ("" when kept); its pool rows go to ``pools``, kept or not. ``derived_scope``: the scope of
+    the draft's (read-inside) provenance when already derived."""
     clip = view.clip
     clip_key = clip.key  # (a property: formatted on every read)
     qid = question_id(clip, draft, strategy)
@@ -250,28 +295,19 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
     candidates, offered = drawn.candidates, drawn.offered
     chosen = candidates[: N_OPTIONS - 1] if len(candidates) >= N_OPTIONS - 1 else []
     chosen_values = {c.value for c in chosen}
-    subtype_name, answer = draft.subtype, draft.answer
-    # rows in POOL_COLUMNS order: clip_key, question_id, subtype, distractor_strategy, value, text, role,
-    # present, rows, note, chosen, offered
-    pool_rows = [
-        (clip_key, qid, subtype_name, strategy, c.value, c.text, "distractor", c.present, list(c.rows), c.note,
-         c.value in chosen_values, offered)
-        for c in candidates
-    ]
-    pool_rows.append((clip_key, qid, subtype_name, strategy, answer.value, answer.text, "answer", answer.present,
-                      list(answer.rows), answer.note, True, offered))
+    pools.add(qid, draft.subtype, strategy, candidates, chosen_values, draft.answer, offered)
     if drawn.shortfall:
-        return None, pool_rows, drawn.shortfall
+        return None, drawn.shortfall
     if not chosen:
-        return None, pool_rows, f"too few distractors ({len(candidates)} < {N_OPTIONS - 1})"
+        return None, f"too few distractors ({len(candidates)} < {N_OPTIONS - 1})"
     options = [draft.answer] + chosen
     rng.shuffle(options)
     truth = solve(draft.subtype, view, draft.params, [o.value for o in options])
     if sum(truth) != 1:
-        return None, pool_rows, f"solver found {sum(truth)} true options"
+        return None, f"solver found {sum(truth)} true options"
     key_index = truth.index(True)
     if options[key_index].value != draft.answer.value:
-        return None, pool_rows, "generator's intended answer disagrees with the solver"
+        return None, "generator's intended answer disagrees with the solver"
     present = [o.present for o in options]
     pick, rule = presence_choice(present)
     provenance = [dict(vars(e)) for e in draft.provenance]  # Evidence.to_dict() without asdict's deep copy
@@ -289,7 +325,7 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
         "presence_correct": pick == key_index, "caveats": list(draft.caveats),
         "option_frequency": [int(view.catalogue.frequency.get(o.value, 0)) for o in options],
     }
-    return _question_row(q), pool_rows, ""
+    return _question_row(q), ""
 
 
 def render_question(q: dict | pd.Series, with_key: bool = True) -> str:
