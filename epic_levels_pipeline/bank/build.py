@@ -230,9 +230,31 @@ def _inferred_str_dtype():
 _STR = _inferred_str_dtype()
 
 
-def _arrow_strings(values: pa.Array) -> ArrowStringArray:
-    """An Arrow ``large_string`` array as the column pandas infers for those strings (needs :data:`_STR`)."""
+def _arrow_strings_checked(values: pa.Array) -> ArrowStringArray:
+    """An Arrow ``large_string`` array as the column pandas infers for those strings (needs :data:`_STR`),
+    through the public constructor (which checks the type)."""
     return ArrowStringArray(pa.chunked_array([values]), dtype=_STR)
+
+
+def _string_maker():
+    """How :func:`_columns_frame` wraps a ``large_string`` Arrow array: ``_from_pyarrow_array`` of an empty
+    column of :data:`_STR` — the constructor pandas 3 uses for the results of Arrow operations, without
+    ``__init__``'s type checks and casts (the values here are ``large_string`` by construction) — when this
+    pandas has it and it makes the column the public constructor makes; else the public constructor."""
+    if _STR is None:
+        return _arrow_strings_checked
+    try:
+        fast = _arrow_strings_checked(pa.array([], type=pa.large_string()))._from_pyarrow_array
+        probe = pa.array(["a", ""], type=pa.large_string())
+        made, checked = fast(probe), _arrow_strings_checked(probe)
+        same = type(made) is type(checked) and made.dtype == checked.dtype and \
+            made._pa_array.equals(checked._pa_array) and pd.Series(made).equals(pd.Series(checked))
+    except (AttributeError, TypeError, AssertionError):  # another pandas
+        return _arrow_strings_checked
+    return fast if same else _arrow_strings_checked
+
+
+_arrow_strings = _string_maker()
 
 
 def _typed(values: tuple, types: set[type]):

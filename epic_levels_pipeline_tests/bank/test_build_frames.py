@@ -122,3 +122,20 @@ def test_sorted_json_is_json_dumps_sorted(value):
     from epic_levels_pipeline.bank.build import _SORTED_JSON
 
     assert _SORTED_JSON.encode(value) == json.dumps(value, sort_keys=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=5), max_size=8), st.integers(0, 8), st.integers(0, 8))
+def test_string_maker_is_the_public_constructor(values, start, length):
+    """The column :func:`build._columns_frame` wraps an Arrow array in (pandas' own constructor for results of
+    Arrow operations) is the column the public constructor makes: type, dtype, values, also of a slice."""
+    import pyarrow as pa
+
+    from epic_levels_pipeline.bank.build import _arrow_strings, _arrow_strings_checked
+
+    flat = pa.array(values, type=pa.large_string()).slice(start, length)
+    made, checked = _arrow_strings(flat), _arrow_strings_checked(flat)
+    assert type(made) is type(checked) and made.dtype == checked.dtype
+    assert made._pa_array.equals(checked._pa_array)
+    pd.testing.assert_series_equal(pd.Series(made), pd.Series(checked), check_exact=True)
+    assert made.tolist() == checked.tolist() == values[start:start + length]
