@@ -64,8 +64,38 @@ _SORTED_JSON = json.JSONEncoder(sort_keys=True)
 
 
 def question_id(clip: Clip, draft: Draft, strategy: str) -> str:
-    digest = hashlib.sha1(_SORTED_JSON.encode([draft.params, draft.answer.value]).encode()).hexdigest()[:8]
-    return f"{clip.key}/{draft.subtype}/{strategy}/{digest}"
+    return _question_id(clip.key, draft, strategy, _digest(_SORTED_JSON.encode(draft.params), draft.answer.value))
+
+
+def _question_id(clip_key: str, draft: Draft, strategy: str, digest: str) -> str:
+    return f"{clip_key}/{draft.subtype}/{strategy}/{digest}"
+
+
+def _digest(params_json: str, answer_value) -> str:
+    """The digest ending a draft's question ids: the sha1 of ``[params, answer value]`` as sorted JSON (first 8
+    hex digits), from the params' JSON already made — the encoder writes a list as the texts of its items,
+    each written as it is alone, joined by ``", "`` in brackets."""
+    text = f"[{params_json}, {_SORTED_JSON.encode(answer_value)}]"
+    return hashlib.sha1(text.encode()).hexdigest()[:8]
+
+
+class _DraftTexts:
+    """A draft's texts, the same for its question under every strategy, made once per draft: its params as
+    sorted JSON, the digest ending its question ids and, once one of its questions is kept, its (read-inside)
+    provenance as JSON."""
+
+    __slots__ = ("draft", "params", "digest", "_provenance")
+
+    def __init__(self, draft: Draft):
+        self.draft = draft
+        self.params = _SORTED_JSON.encode(draft.params)
+        self.digest = _digest(self.params, draft.answer.value)
+        self._provenance: str | None = None
+
+    def provenance(self) -> str:
+        if self._provenance is None:  # Evidence.to_dict() of every row, without asdict's deep copy
+            self._provenance = json.dumps([dict(vars(e)) for e in self.draft.provenance])
+        return self._provenance
 
 
 def presence_choice(present: list[bool | None]) -> tuple[int | None, str]:
@@ -89,8 +119,9 @@ class Bank:
 def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: BankConfig | None = None) -> Bank:
     config = config or BankConfig()
     view = ClipView(clip, rows, catalogue)
+    clip_key = clip.key  # (a property: formatted on every read)
     questions: list[tuple] = []
-    pools = _PoolColumns(clip.key)
+    pools = _PoolColumns(clip_key)
     drops: Counter = Counter()
     names = config.subtypes or tuple(SUBTYPES)
     for name in names:
@@ -103,7 +134,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 drops[f"{name}: {item[1]}"] += 1
             else:
                 drafts.append(item)
-        rng = random.Random(stable_seed(config.seed, clip.key, name))
+        rng = random.Random(stable_seed(config.seed, clip_key, name))
         rng.shuffle(drafts)
         answers: frozenset[str] = frozenset()
         if config.distractor_rule == "exchangeable":
@@ -113,6 +144,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
         # of its rows read inside their spans). It does not read the strategy, and a draft it passed passes
         # it again unchanged (its rows are then read inside already), so the first answer is every strategy's.
         checked: dict[int, tuple[str, str]] = {}
+        texts: dict[int, _DraftTexts] = {}  # a draft's texts, made for its first question, shared by the others
         for strategy in config.strategies(subtype):
             kept = 0
             for i, draft in enumerate(drafts):
@@ -126,7 +158,9 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
-                q, reason = _finish(view, subtype, draft, strategy, config, answers, derived, pools)
+                if i not in texts:
+                    texts[i] = _DraftTexts(draft)
+                q, reason = _finish(view, subtype, draft, strategy, config, answers, derived, pools, texts[i])
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
@@ -305,13 +339,13 @@ def _read_inside(draft: Draft, subtype) -> tuple[str, str]:
 
 
 def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig,
-            answers: frozenset[str], derived_scope: str | None, pools: _PoolColumns):
+            answers: frozenset[str], derived_scope: str | None, pools: _PoolColumns, texts: _DraftTexts):
     """The question of one draft under one strategy (its row, in :data:`QUESTION_COLUMNS` order) and why it
     was dropped ("" when kept); its pool rows go to ``pools``, kept or not. ``derived_scope``: the scope of
-    the draft's (read-inside) provenance when already derived."""
+    the draft's (read-inside) provenance when already derived; ``texts``: the draft's :class:`_DraftTexts`."""
     clip = view.clip
-    clip_key = clip.key  # (a property: formatted on every read)
-    qid = question_id(clip, draft, strategy)
+    clip_key = pools.clip_key
+    qid = _question_id(clip_key, draft, strategy, texts.digest)
     rng = random.Random(stable_seed(config.seed, qid))
     drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule, peers=answers)
     candidates, offered = drawn.candidates, drawn.offered
@@ -332,17 +366,16 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
         return None, "generator's intended answer disagrees with the solver"
     present = [o.present for o in options]
     pick, rule = presence_choice(present)
-    provenance = [dict(vars(e)) for e in draft.provenance]  # Evidence.to_dict() without asdict's deep copy
     q = {
         "question_id": qid, "dataset": clip.dataset, "clip_key": clip_key, "video_id": clip.video_id,
         "subtype": draft.subtype, "level": subtype.level, "scope": subtype.scope,
         "derived_scope": derive_scope(draft.provenance) if derived_scope is None else derived_scope,
         "question": draft.question, "options": [o.text for o in options], "option_values": [o.value for o in options],
         "answer": options[key_index].text, "answer_value": options[key_index].value, "answer_index": key_index,
-        "distractor_strategy": strategy, "provenance": json.dumps(provenance),
+        "distractor_strategy": strategy, "provenance": texts.provenance(),
         "can_stand_alone": bool(draft.can_stand_alone), "stand_alone_reason": draft.stand_alone_reason,
         "open_question": draft.open_question, "statement": draft.statement, "answer_type": draft.answer_type,
-        "params": _SORTED_JSON.encode(draft.params), "option_present": [None if p is None else bool(p) for p in present],
+        "params": texts.params, "option_present": [None if p is None else bool(p) for p in present],
         "presence_pick": -1 if pick is None else pick, "presence_rule": rule,
         "presence_correct": pick == key_index, "caveats": list(draft.caveats),
         "option_frequency": [int(view.catalogue.frequency.get(o.value, 0)) for o in options],
