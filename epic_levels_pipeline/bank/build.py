@@ -64,6 +64,7 @@ _SORTED_JSON = json.JSONEncoder(sort_keys=True)
 
 
 def question_id(clip: Clip, draft: Draft, strategy: str) -> str:
+    """``<clip key>/<subtype>/<strategy>/<digest>``, the digest naming the draft (:func:`_digest`)."""
     return _question_id(clip.key, draft, strategy, _digest(_SORTED_JSON.encode(draft.params), draft.answer.value))
 
 
