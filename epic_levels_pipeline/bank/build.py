@@ -64,8 +64,39 @@ _SORTED_JSON = json.JSONEncoder(sort_keys=True)
 
 
 def question_id(clip: Clip, draft: Draft, strategy: str) -> str:
-    digest = hashlib.sha1(_SORTED_JSON.encode([draft.params, draft.answer.value]).encode()).hexdigest()[:8]
-    return f"{clip.key}/{draft.subtype}/{strategy}/{digest}"
+    """``<clip key>/<subtype>/<strategy>/<digest>``, the digest naming the draft (:func:`_digest`)."""
+    return _question_id(clip.key, draft, strategy, _digest(_SORTED_JSON.encode(draft.params), draft.answer.value))
+
+
+def _question_id(clip_key: str, draft: Draft, strategy: str, digest: str) -> str:
+    return f"{clip_key}/{draft.subtype}/{strategy}/{digest}"
+
+
+def _digest(params_json: str, answer_value) -> str:
+    """The digest ending a draft's question ids: the sha1 of ``[params, answer value]`` as sorted JSON (first 8
+    hex digits), from the params' JSON already made — the encoder writes a list as the texts of its items,
+    each written as it is alone, joined by ``", "`` in brackets."""
+    text = f"[{params_json}, {_SORTED_JSON.encode(answer_value)}]"
+    return hashlib.sha1(text.encode()).hexdigest()[:8]
+
+
+class _DraftTexts:
+    """A draft's texts, the same for its question under every strategy, made once per draft: its params as
+    sorted JSON, the digest ending its question ids and, once one of its questions is kept, its (read-inside)
+    provenance as JSON."""
+
+    __slots__ = ("draft", "params", "digest", "_provenance")
+
+    def __init__(self, draft: Draft):
+        self.draft = draft
+        self.params = _SORTED_JSON.encode(draft.params)
+        self.digest = _digest(self.params, draft.answer.value)
+        self._provenance: str | None = None
+
+    def provenance(self) -> str:
+        if self._provenance is None:  # Evidence.to_dict() of every row, without asdict's deep copy
+            self._provenance = json.dumps([dict(vars(e)) for e in self.draft.provenance])
+        return self._provenance
 
 
 def presence_choice(present: list[bool | None]) -> tuple[int | None, str]:
@@ -89,8 +120,9 @@ class Bank:
 def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: BankConfig | None = None) -> Bank:
     config = config or BankConfig()
     view = ClipView(clip, rows, catalogue)
+    clip_key = clip.key  # (a property: formatted on every read)
     questions: list[tuple] = []
-    pool_rows: list[tuple] = []
+    pools = _PoolColumns(clip_key)
     drops: Counter = Counter()
     names = config.subtypes or tuple(SUBTYPES)
     for name in names:
@@ -103,7 +135,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 drops[f"{name}: {item[1]}"] += 1
             else:
                 drafts.append(item)
-        rng = random.Random(stable_seed(config.seed, clip.key, name))
+        rng = random.Random(stable_seed(config.seed, clip_key, name))
         rng.shuffle(drafts)
         answers: frozenset[str] = frozenset()
         if config.distractor_rule == "exchangeable":
@@ -113,6 +145,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
         # of its rows read inside their spans). It does not read the strategy, and a draft it passed passes
         # it again unchanged (its rows are then read inside already), so the first answer is every strategy's.
         checked: dict[int, tuple[str, str]] = {}
+        texts: dict[int, _DraftTexts] = {}  # a draft's texts, made for its first question, shared by the others
         for strategy in config.strategies(subtype):
             kept = 0
             for i, draft in enumerate(drafts):
@@ -126,25 +159,71 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
-                q, pool, reason = _finish(view, subtype, draft, strategy, config, answers, derived)
-                pool_rows += pool
+                if i not in texts:
+                    texts[i] = _DraftTexts(draft)
+                q, reason = _finish(view, subtype, draft, strategy, config, answers, derived, pools, texts[i])
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
                 questions.append(q)
                 kept += 1
-    return Bank(_records_frame(questions, QUESTION_COLUMNS), _records_frame(pool_rows, POOL_COLUMNS), drops)
+    return Bank(_records_frame(questions, QUESTION_COLUMNS), pools.frame(), drops)
+
+
+class _PoolColumns:
+    """A clip's pool rows, collected column by column in :data:`POOL_COLUMNS` order: each drawn pool adds its
+    candidates' rows, then the answer's (the rows ``_finish`` used to make as tuples, with no tuples to make
+    and transpose). The columns that hold one value for a whole pool grow by that value repeated."""
+
+    def __init__(self, clip_key: str):
+        self.clip_key = clip_key
+        self.cells: list[list] = [[] for _ in POOL_COLUMNS]
+
+    def add(self, qid: str, subtype: str, strategy: str, candidates: list, chosen_values: set[str], answer,
+            offered: int) -> None:
+        """One pool: its distractor candidates (``chosen`` when their value is one of ``chosen_values``), then
+        the answer (always chosen), every row a copy of its candidate's rows list."""
+        k = len(candidates) + 1
+        (clip_key, qids, subtypes, strategies, values, texts, roles, present, rows, notes, chosen,
+         offereds) = self.cells
+        clip_key += [self.clip_key] * k
+        qids += [qid] * k
+        subtypes += [subtype] * k
+        strategies += [strategy] * k
+        values += [c.value for c in candidates]
+        values.append(answer.value)
+        texts += [c.text for c in candidates]
+        texts.append(answer.text)
+        roles += ["distractor"] * (k - 1)
+        roles.append("answer")
+        present += [c.present for c in candidates]
+        present.append(answer.present)
+        rows += [list(c.rows) for c in candidates]
+        rows.append(list(answer.rows))
+        notes += [c.note for c in candidates]
+        notes.append(answer.note)
+        chosen += [c.value in chosen_values for c in candidates]
+        chosen.append(True)
+        offereds += [offered] * k
+
+    def frame(self) -> pd.DataFrame:
+        return _columns_frame(self.cells, POOL_COLUMNS)
 
 
 def _records_frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
-    """``pd.DataFrame([dict(zip(columns, row)) for row in rows], columns=columns)``: the same frame, built
-    column by column from rows given as tuples in column order. The columns whose values are all strings,
-    all bools or all ints are typed directly (pandas infers the others as it would); the string columns
-    are converted to Arrow in one call, each column a slice of that one array."""
-    if not rows:
+    """``pd.DataFrame([dict(zip(columns, row)) for row in rows], columns=columns)``: the same frame, from rows
+    given as tuples in column order (:func:`_columns_frame` of their columns)."""
+    return _columns_frame(list(zip(*rows)), columns)
+
+
+def _columns_frame(cells: list, columns: list[str]) -> pd.DataFrame:
+    """The frame ``pd.DataFrame`` makes of the rows ``zip(*cells)`` as dicts (``cells``: one sequence of
+    values per column, in column order, all of one length), built column by column. The columns whose values
+    are all strings, all bools or all ints are typed directly (pandas infers the others as it would); the
+    string columns are converted to Arrow in one call, each column a slice of that one array."""
+    n = len(cells[0]) if cells else 0
+    if not n:
         return pd.DataFrame([], columns=columns)
-    n = len(rows)
-    cells = list(zip(*rows))  # one tuple of values per column
     arrays: list = [None] * len(columns)
     strings = []
     for i, values in enumerate(cells):
@@ -186,14 +265,36 @@ def _inferred_str_dtype():
 _STR = _inferred_str_dtype()
 
 
-def _arrow_strings(values: pa.Array) -> ArrowStringArray:
-    """An Arrow ``large_string`` array as the column pandas infers for those strings (needs :data:`_STR`)."""
+def _arrow_strings_checked(values: pa.Array) -> ArrowStringArray:
+    """An Arrow ``large_string`` array as the column pandas infers for those strings (needs :data:`_STR`),
+    through the public constructor (which checks the type)."""
     return ArrowStringArray(pa.chunked_array([values]), dtype=_STR)
+
+
+def _string_maker():
+    """How :func:`_columns_frame` wraps a ``large_string`` Arrow array: ``_from_pyarrow_array`` of an empty
+    column of :data:`_STR` — the constructor pandas 3 uses for the results of Arrow operations, without
+    ``__init__``'s type checks and casts (the values here are ``large_string`` by construction) — when this
+    pandas has it and it makes the column the public constructor makes; else the public constructor."""
+    if _STR is None:
+        return _arrow_strings_checked
+    try:
+        fast = _arrow_strings_checked(pa.array([], type=pa.large_string()))._from_pyarrow_array
+        probe = pa.array(["a", ""], type=pa.large_string())
+        made, checked = fast(probe), _arrow_strings_checked(probe)
+        same = type(made) is type(checked) and made.dtype == checked.dtype and \
+            made._pa_array.equals(checked._pa_array) and pd.Series(made).equals(pd.Series(checked))
+    except (AttributeError, TypeError, AssertionError):  # another pandas
+        return _arrow_strings_checked
+    return fast if same else _arrow_strings_checked
+
+
+_arrow_strings = _string_maker()
 
 
 def _typed(values: tuple, types: set[type]):
     """A column's values (``types``: the set of their types) as the array pandas would infer for them;
-    columns of strings only are converted by :func:`_records_frame`, all at once."""
+    columns of strings only are converted by :func:`_columns_frame`, all at once."""
     if types == {bool}:
         return np.array(values, dtype=bool)
     if types == {int} and -2**63 <= min(values) and max(values) < 2**63:
@@ -239,57 +340,48 @@ def _read_inside(draft: Draft, subtype) -> tuple[str, str]:
 
 
 def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig,
-            answers: frozenset[str] = frozenset(), derived_scope: str | None = None):
-    """The question of one draft under one strategy, its pool rows and why it was dropped ("" when kept).
-    ``derived_scope``: the scope of the draft's (read-inside) provenance when already derived."""
+            answers: frozenset[str], derived_scope: str | None, pools: _PoolColumns, texts: _DraftTexts):
+    """The question of one draft under one strategy (its row, in :data:`QUESTION_COLUMNS` order) and why it
+    was dropped ("" when kept); its pool rows go to ``pools``, kept or not. ``derived_scope``: the scope of
+    the draft's (read-inside) provenance when already derived; ``texts``: the draft's :class:`_DraftTexts`."""
     clip = view.clip
-    clip_key = clip.key  # (a property: formatted on every read)
-    qid = question_id(clip, draft, strategy)
+    clip_key = pools.clip_key
+    qid = _question_id(clip_key, draft, strategy, texts.digest)
     rng = random.Random(stable_seed(config.seed, qid))
     drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule, peers=answers)
     candidates, offered = drawn.candidates, drawn.offered
     chosen = candidates[: N_OPTIONS - 1] if len(candidates) >= N_OPTIONS - 1 else []
     chosen_values = {c.value for c in chosen}
-    subtype_name, answer = draft.subtype, draft.answer
-    # rows in POOL_COLUMNS order: clip_key, question_id, subtype, distractor_strategy, value, text, role,
-    # present, rows, note, chosen, offered
-    pool_rows = [
-        (clip_key, qid, subtype_name, strategy, c.value, c.text, "distractor", c.present, list(c.rows), c.note,
-         c.value in chosen_values, offered)
-        for c in candidates
-    ]
-    pool_rows.append((clip_key, qid, subtype_name, strategy, answer.value, answer.text, "answer", answer.present,
-                      list(answer.rows), answer.note, True, offered))
+    pools.add(qid, draft.subtype, strategy, candidates, chosen_values, draft.answer, offered)
     if drawn.shortfall:
-        return None, pool_rows, drawn.shortfall
+        return None, drawn.shortfall
     if not chosen:
-        return None, pool_rows, f"too few distractors ({len(candidates)} < {N_OPTIONS - 1})"
+        return None, f"too few distractors ({len(candidates)} < {N_OPTIONS - 1})"
     options = [draft.answer] + chosen
     rng.shuffle(options)
     truth = solve(draft.subtype, view, draft.params, [o.value for o in options])
     if sum(truth) != 1:
-        return None, pool_rows, f"solver found {sum(truth)} true options"
+        return None, f"solver found {sum(truth)} true options"
     key_index = truth.index(True)
     if options[key_index].value != draft.answer.value:
-        return None, pool_rows, "generator's intended answer disagrees with the solver"
+        return None, "generator's intended answer disagrees with the solver"
     present = [o.present for o in options]
     pick, rule = presence_choice(present)
-    provenance = [dict(vars(e)) for e in draft.provenance]  # Evidence.to_dict() without asdict's deep copy
     q = {
         "question_id": qid, "dataset": clip.dataset, "clip_key": clip_key, "video_id": clip.video_id,
         "subtype": draft.subtype, "level": subtype.level, "scope": subtype.scope,
         "derived_scope": derive_scope(draft.provenance) if derived_scope is None else derived_scope,
         "question": draft.question, "options": [o.text for o in options], "option_values": [o.value for o in options],
         "answer": options[key_index].text, "answer_value": options[key_index].value, "answer_index": key_index,
-        "distractor_strategy": strategy, "provenance": json.dumps(provenance),
+        "distractor_strategy": strategy, "provenance": texts.provenance(),
         "can_stand_alone": bool(draft.can_stand_alone), "stand_alone_reason": draft.stand_alone_reason,
         "open_question": draft.open_question, "statement": draft.statement, "answer_type": draft.answer_type,
-        "params": _SORTED_JSON.encode(draft.params), "option_present": [None if p is None else bool(p) for p in present],
+        "params": texts.params, "option_present": [None if p is None else bool(p) for p in present],
         "presence_pick": -1 if pick is None else pick, "presence_rule": rule,
         "presence_correct": pick == key_index, "caveats": list(draft.caveats),
         "option_frequency": [int(view.catalogue.frequency.get(o.value, 0)) for o in options],
     }
-    return _question_row(q), pool_rows, ""
+    return _question_row(q), ""
 
 
 def render_question(q: dict | pd.Series, with_key: bool = True) -> str:

@@ -122,3 +122,38 @@ def test_sorted_json_is_json_dumps_sorted(value):
     from epic_levels_pipeline.bank.build import _SORTED_JSON
 
     assert _SORTED_JSON.encode(value) == json.dumps(value, sort_keys=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=5), max_size=8), st.integers(0, 8), st.integers(0, 8))
+def test_string_maker_is_the_public_constructor(values, start, length):
+    """The column :func:`build._columns_frame` wraps an Arrow array in (pandas' own constructor for results of
+    Arrow operations) is the column the public constructor makes: type, dtype, values, also of a slice."""
+    import pyarrow as pa
+
+    from epic_levels_pipeline.bank.build import _arrow_strings, _arrow_strings_checked
+
+    flat = pa.array(values, type=pa.large_string()).slice(start, length)
+    made, checked = _arrow_strings(flat), _arrow_strings_checked(flat)
+    assert type(made) is type(checked) and made.dtype == checked.dtype
+    assert made._pa_array.equals(checked._pa_array)
+    pd.testing.assert_series_equal(pd.Series(made), pd.Series(checked), check_exact=True)
+    assert made.tolist() == checked.tolist() == values[start:start + length]
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=4), JSON, max_size=4), JSON)
+def test_digest_from_params_json_is_digest_of_the_pair(params, value):
+    """A draft's question-id digest, made from its params' JSON (made once per draft), is the sha1 of the
+    sorted JSON of ``[params, answer value]``, as :func:`build.question_id` has always made it."""
+    import hashlib
+
+    from epic_levels_pipeline.bank.build import _SORTED_JSON, _digest
+
+    whole = hashlib.sha1(json.dumps([params, value], sort_keys=True).encode()).hexdigest()[:8]
+    assert _digest(_SORTED_JSON.encode(params), value) == whole
