@@ -20,6 +20,7 @@ import yaml
 
 from .annotations.clips import Clip, read_manifest
 from .defs.partitions import batches, range_tags
+from .runtime import long_lived_frozen
 from .settings import Paths
 
 
@@ -112,8 +113,9 @@ def run_pipeline(paths: Paths | None = None, clip_keys: list[str] | None = None,
     config.update(run_config or {})
 
     def execute(selection, partition_key=None, label="", tags=None):
-        result = job.execute_in_process(instance=inst, asset_selection=selection, partition_key=partition_key,
-                                        run_config=config, raise_on_error=False, tags=tags)
+        with long_lived_frozen():  # the instance, definitions and imports stay out of the collector's scans
+            result = job.execute_in_process(instance=inst, asset_selection=selection, partition_key=partition_key,
+                                            run_config=config, raise_on_error=False, tags=tags)
         report.runs += 1
         if not result.success:
             report.failed.append(label or (partition_key or "tables"))

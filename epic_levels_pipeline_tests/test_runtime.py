@@ -48,3 +48,13 @@ def test_the_clip_loop_runs_frozen_and_unfreezes_when_done_or_left_early(bundled
     assert gc.get_freeze_count() > 0
     loop.close()  # a caller that stops early
     assert gc.get_freeze_count() == 0
+
+
+def test_a_loop_inside_another_freezes_what_came_alive_since_and_the_outermost_unfreezes():
+    with long_lived_frozen():
+        outer = gc.get_freeze_count()
+        loaded = [[i] for i in range(1000)]  # tracked objects that come alive inside (a step's tables)
+        with long_lived_frozen():
+            assert gc.get_freeze_count() >= outer + len(loaded)
+        assert gc.get_freeze_count() >= outer + len(loaded)  # the inner loop does not unfreeze
+    assert gc.get_freeze_count() == 0
