@@ -120,9 +120,8 @@ class Bank:
 def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: BankConfig | None = None) -> Bank:
     config = config or BankConfig()
     view = ClipView(clip, rows, catalogue)
-    clip_key = clip.key  # (a property: formatted on every read)
     questions: list[tuple] = []
-    pools = _PoolColumns(clip_key)
+    pools = _PoolColumns(clip.key)
     drops: Counter = Counter()
     names = config.subtypes or tuple(SUBTYPES)
     for name in names:
@@ -135,7 +134,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 drops[f"{name}: {item[1]}"] += 1
             else:
                 drafts.append(item)
-        rng = random.Random(stable_seed(config.seed, clip_key, name))
+        rng = random.Random(stable_seed(config.seed, clip.key, name))
         rng.shuffle(drafts)
         answers: frozenset[str] = frozenset()
         if config.distractor_rule == "exchangeable":
@@ -345,7 +344,7 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
     was dropped ("" when kept); its pool rows go to ``pools``, kept or not. ``derived_scope``: the scope of
     the draft's (read-inside) provenance when already derived; ``texts``: the draft's :class:`_DraftTexts`."""
     clip = view.clip
-    clip_key = pools.clip_key
+    clip_key = clip.key
     qid = _question_id(clip_key, draft, strategy, texts.digest)
     rng = random.Random(stable_seed(config.seed, qid))
     drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule, peers=answers)
