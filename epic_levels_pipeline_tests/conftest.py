@@ -12,7 +12,9 @@ from epic_levels_pipeline.annotations.catalogue import build_catalogue
 from epic_levels_pipeline.settings import Paths
 
 ROOT = Path(__file__).resolve().parents[1]
+STAGED = ROOT.parent / "shared" / "data"  # the full staged annotation files, when present
 SEED_CLIPS = ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45"]
+OFFLINE_RESPONDERS = ["oracle", "chance", "presence", "blind"]
 
 
 def make_project(tmp: Path, clips: list[str] | None = None) -> Paths:
@@ -53,8 +55,17 @@ def bundled():
 
 
 @pytest.fixture(scope="session")
-def offline_bank(bundled):
-    """Questions, items, offline responses and verdicts for every bundled clip (computed once)."""
+def staged():
+    """The full staged annotation files (``STAGED``) loaded once per test session (read-only); skips the
+    test, saying why, when they are absent."""
+    if not STAGED.is_dir():
+        pytest.skip(f"staged annotation files not present at {STAGED}")
+    return load_annotations(STAGED)
+
+
+def offline_tables(ann, cat) -> dict:
+    """Questions, items, offline responses (``OFFLINE_RESPONDERS``) and verdicts for every bundled clip,
+    each one frame, and the items' rejections (a list)."""
     import pandas as pd
 
     from epic_levels_pipeline.bank.clip_view import ClipView
@@ -64,16 +75,21 @@ def offline_bank(bundled):
     from epic_levels_pipeline.responses.runner import offline_responses
     from epic_levels_pipeline.scoring.verdicts import verdicts
 
-    ann, cat = bundled
     out = {"questions": [], "items": [], "responses": [], "verdicts": [], "rejected": []}
     for clip in read_manifest(ROOT / "data" / "clips.csv"):
         rows = clip_annotations(ann, clip)
         bank = build_bank(clip, rows, cat)
         items, rejected = build_items(bank.questions, ClipView(clip, rows, cat), cat)
-        responses = offline_responses(clip, items, bank.questions, rows, cat, ["oracle", "chance", "presence", "blind"])
+        responses = offline_responses(clip, items, bank.questions, rows, cat, OFFLINE_RESPONDERS)
         out["questions"].append(bank.questions)
         out["items"].append(items)
         out["responses"].append(responses)
         out["verdicts"].append(verdicts(responses, items))
         out["rejected"] += rejected
     return {k: (pd.concat(v, ignore_index=True) if k != "rejected" else v) for k, v in out.items()}
+
+
+@pytest.fixture(scope="session")
+def offline_bank(bundled):
+    """Questions, items, offline responses and verdicts for every bundled clip (computed once; read-only)."""
+    return offline_tables(*bundled)

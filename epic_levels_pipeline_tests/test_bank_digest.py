@@ -18,7 +18,6 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "bank_digest.json"
-RESPONDERS = ["oracle", "chance", "presence", "blind"]
 PARTS = {
     "questions": ["question_id", "options", "option_values", "answer", "answer_value", "answer_index"],
     "items": ["item_id", "question_id", "format", "base_format", "options", "option_values", "expected", "chance"],
@@ -32,29 +31,22 @@ def _digest(frame: pd.DataFrame, columns: list[str]) -> str:
     return hashlib.sha256(json.dumps(rows, default=str, sort_keys=True).encode()).hexdigest()
 
 
-def compute() -> dict:
-    """The digests of the offline run over every bundled clip (plus row counts, to read a failure by)."""
+def compute(bundled=None, tables: dict[str, pd.DataFrame] | None = None) -> dict:
+    """The digests of the offline run over every bundled clip (plus row counts, to read a failure by).
+    ``bundled`` (annotations, catalogue) and ``tables`` (:func:`conftest.offline_tables` of them) are
+    computed here unless given."""
     from epic_levels_pipeline.annotations.readers import load_annotations
     from epic_levels_pipeline.annotations.catalogue import build_catalogue
-    from epic_levels_pipeline.bank.clip_view import ClipView
     from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
-    from epic_levels_pipeline.formats.items import build_items
     from epic_levels_pipeline.bank.build import build_bank
-    from epic_levels_pipeline.responses.runner import offline_responses
-    from epic_levels_pipeline.scoring.verdicts import verdicts
 
-    ann = load_annotations(ROOT / "data" / "annotations")
-    cat = build_catalogue(ann)
-    frames: dict[str, list[pd.DataFrame]] = {part: [] for part in PARTS}
-    for clip in read_manifest(ROOT / "data" / "clips.csv"):
-        rows = clip_annotations(ann, clip)
-        bank = build_bank(clip, rows, cat)
-        items, _rejected = build_items(bank.questions, ClipView(clip, rows, cat), cat)
-        responses = offline_responses(clip, items, bank.questions, rows, cat, RESPONDERS)
-        frames["questions"].append(bank.questions)
-        frames["items"].append(items)
-        frames["verdicts"].append(verdicts(responses, items))
-    tables = {part: pd.concat(f, ignore_index=True) for part, f in frames.items()}
+    from .conftest import offline_tables  # with the four offline responders (conftest.OFFLINE_RESPONDERS)
+
+    if bundled is None:
+        ann = load_annotations(ROOT / "data" / "annotations")
+        bundled = ann, build_catalogue(ann)
+    ann, cat = bundled
+    tables = tables if tables is not None else offline_tables(ann, cat)
     out = {}
     for part, columns in PARTS.items():
         out[part] = {"rows": int(len(tables[part])), "sha256": _digest(tables[part], columns)}
@@ -68,9 +60,10 @@ def compute() -> dict:
     return out
 
 
-def test_bank_items_and_verdicts_match_the_recorded_digest():
+def test_bank_items_and_verdicts_match_the_recorded_digest(bundled, offline_bank):
+    """On the session's offline bank (``conftest.offline_bank``, which the other tests read): the recorded one."""
     recorded = json.loads(FIXTURE.read_text())
-    assert compute() == recorded
+    assert compute(bundled, offline_bank) == recorded
 
 
 if __name__ == "__main__":

@@ -15,9 +15,7 @@ from epic_levels_pipeline.annotations.clips import (CLIP_ANNOTATION_COLUMNS, Cli
 from epic_levels_pipeline.annotations.clips import _BOOL_COLUMNS, _INT_COLUMNS, _LIST_COLUMNS, _null_columns, _stable_types
 from epic_levels_pipeline.annotations.readers import load_annotations
 
-from ..conftest import ROOT
-
-STAGED = ROOT.parent / "shared" / "data"
+from ..conftest import ROOT, STAGED
 
 
 def assert_same(ann, clips):
@@ -96,8 +94,8 @@ def test_a_clips_frame_modified_leaves_the_others_alone(bundled):
 
 
 @pytest.mark.skipif(not STAGED.is_dir(), reason=f"staged annotation files not found at {STAGED}")
-def test_300_staged_windows_match_clip_by_clip():
-    ann = load_annotations(STAGED)
+def test_300_staged_windows_match_clip_by_clip(staged):
+    ann = staged
     clips = all_windows(ann, "epic_sounds")[::10][:150] + all_windows(ann, "hd_epic")[::10][:150]
     assert_same(ann, clips)
 

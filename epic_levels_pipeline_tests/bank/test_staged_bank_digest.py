@@ -15,14 +15,13 @@ import hashlib
 import json
 import math
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-STAGED = ROOT.parent / "shared" / "data"
+from ..conftest import ROOT, STAGED
+
 FIXTURE = ROOT / "epic_levels_pipeline_tests" / "fixtures" / "staged_bank_digest.json"
 PER_DATASET = 150
 
@@ -57,14 +56,15 @@ def sample_windows(ann) -> list:
     return clips
 
 
-def compute() -> dict:
+def compute(ann=None) -> dict:
+    """The digest of the sample's banks, on the staged files ``ann`` (loaded here unless given)."""
     from epic_levels_pipeline.annotations.catalogue import build_catalogue
     from epic_levels_pipeline.annotations.clips import iter_clips_annotations
     from epic_levels_pipeline.annotations.readers import load_annotations
     from epic_levels_pipeline.bank.build import POOL_COLUMNS, QUESTION_COLUMNS, build_bank
     from epic_levels_pipeline.bank.subtypes import BankConfig
 
-    ann = load_annotations(STAGED)
+    ann = ann if ann is not None else load_annotations(STAGED)
     cat = build_catalogue(ann)
     config = BankConfig()
     total = hashlib.sha256()
@@ -90,9 +90,9 @@ def compute() -> dict:
 
 
 @pytest.mark.skipif(not STAGED.is_dir(), reason=f"staged annotation files not present at {STAGED}")
-def test_staged_sample_bank_matches_the_recorded_digest():
+def test_staged_sample_bank_matches_the_recorded_digest(staged):
     recorded = json.loads(FIXTURE.read_text())
-    got = compute()
+    got = compute(staged)
     moved = sorted(k for k in recorded["per_clip"] if got["per_clip"].get(k) != recorded["per_clip"][k])
     assert got["counts"] == recorded["counts"], moved[:10]
     assert not moved, f"{len(moved)} clips' banks changed, e.g. {moved[:10]}"

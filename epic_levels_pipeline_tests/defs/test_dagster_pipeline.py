@@ -7,15 +7,15 @@ import dagster as dg
 import pandas as pd
 import pytest
 
-from epic_levels_pipeline.orchestrate import load_definitions, run_pipeline
+from epic_levels_pipeline.orchestrate import load_definitions
 from epic_levels_pipeline.bank.subtypes import SUBTYPES, Subtype, register, unregister
 from epic_levels_pipeline.bank.levels import Evidence
 from epic_levels_pipeline.pipeline import run_core
 from epic_levels_pipeline.warehouse import TableStore, query, read_parquet
 
-pytestmark = pytest.mark.slow
+from .conftest import QUIET
 
-QUIET = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
+pytestmark = pytest.mark.slow
 
 
 def materialize(instance, selection, partition_key=None):
@@ -53,8 +53,8 @@ def test_clip_annotations_of_seed_clips(project, instance):
     assert "known_gaps" in event.asset_materialization.metadata
 
 
-def test_whole_graph_offline(project, instance):
-    report = run_pipeline(project, instance=instance, run_config=QUIET, log=lambda *_: None)
+def test_whole_graph_offline(offline_graph):
+    project, instance, report = offline_graph.project, offline_graph.instance, offline_graph.report
     assert report.failed == []
     questions = query(project.warehouse, "select * from questions")
     assert set(questions["clip_key"]) == set(report.clips)
