@@ -82,6 +82,11 @@ def _groups(codes: np.ndarray, n_groups: int) -> tuple[list[int], list[int]]:
     return order.tolist(), np.searchsorted(codes[order], np.arange(n_groups + 1)).tolist()
 
 
+def _head(order: list[int], bounds: list[int], g: int, n: int = 3) -> list[int]:
+    """The positions of group ``g``'s first ``n`` rows (``group.head(n)``) in :func:`_groups`' order."""
+    return order[bounds[g]:min(bounds[g] + n, bounds[g + 1])]
+
+
 def _distinct(codes: np.ndarray, values: np.ndarray, n_groups: int, n_values: int) -> list[list[int]]:
     """The distinct value numbers of each group, ascending (values numbered in sorted order make this a
     group's ``sorted(set(values))``); a row without a group or a value counts for none."""
@@ -107,15 +112,9 @@ def _overlapping(a_video: np.ndarray, a_start: np.ndarray, a_stop: np.ndarray, b
     return a[hit], b[hit]
 
 
-def build_catalogue(ann: Annotations) -> Catalogue:
-    """The catalogue of ``ann``, built on whole columns: rows are numbered by their key in the sorted order
-    ``DataFrame.groupby`` uses (keys ascending, null keys dropped, rows in table order within a group), so
-    each entity's first rows, distinct videos and objects come from a few array operations and only the
-    entities themselves are visited in Python. It equals the per-group pandas construction, dictionary
-    order included (``annotations/test_catalogue.py`` keeps that construction and compares)."""
-    cat = Catalogue()
-    vocab = ann.vocabulary
-    for (vocabulary, kind), group in vocab.groupby(["vocabulary", "kind"]):
+def _synonyms(cat: Catalogue, ann: Annotations) -> None:
+    """Synonym lists of every vocabulary (noun / verb class ``instances``) and the EPIC-KITCHENS-100 class keys."""
+    for (vocabulary, kind), group in ann.vocabulary.groupby(["vocabulary", "kind"]):
         target = cat.noun_synonyms if kind == "noun" else cat.verb_synonyms
         target[vocabulary] = {k: list(v) for k, v in zip(group["key"], group["instances"])}
         if vocabulary == "epic_100":
@@ -124,6 +123,36 @@ def build_catalogue(ann: Annotations) -> Catalogue:
                 cat.noun_keys = keys
             else:
                 cat.verb_keys = keys
+
+
+def _sound_classes(cat: Catalogue, ann: Annotations) -> None:
+    """The sound classes, and the classes each free-text description was categorised as (its share of at
+    least :data:`COMPATIBLE_SHARE`)."""
+    cat.sound_classes = sorted(SOUND_CUES)
+    sounds = ann.sounds[ann.sounds["categorised"]]
+    if len(sounds):
+        shares = sounds.groupby("description")["sound_class"].value_counts(normalize=True)
+        for (description, sound_class), share in shares.items():
+            if share >= COMPATIBLE_SHARE:
+                cat.description_classes.setdefault(description, set()).add(sound_class)
+
+
+def _object_classes(cat: Catalogue) -> None:
+    """HD-EPIC noun instance (lower case) -> its class key, the first class listing it."""
+    cat.object_classes = {}
+    for key, instances in cat.noun_synonyms.get("hd_epic", {}).items():
+        for inst in instances:
+            cat.object_classes.setdefault(str(inst).lower(), key)
+
+
+def build_catalogue(ann: Annotations) -> Catalogue:
+    """The catalogue of ``ann``, built on whole columns: rows are numbered by their key in the sorted order
+    ``DataFrame.groupby`` uses (keys ascending, null keys dropped, rows in table order within a group), so
+    each entity's first rows, distinct videos and objects come from a few array operations and only the
+    entities themselves are visited in Python. It equals the per-group pandas construction, dictionary
+    order included (``annotations/test_catalogue.py`` keeps that construction and compares)."""
+    cat = Catalogue()
+    _synonyms(cat, ann)
 
     narr = ann.narrations[ann.narrations["labelled"]]
     narration_ids = narr["narration_id"].tolist()
@@ -137,7 +166,7 @@ def build_catalogue(ann: Annotations) -> Catalogue:
     for g, noun_class in enumerate(noun_classes):
         cat.nouns[int(noun_class)] = {"name": noun_display(modes[noun_class]),
                                       "key": cat.noun_keys.get(int(noun_class)) or modes[noun_class],
-                                      "rows": [narration_ids[i] for i in order[bounds[g]:min(bounds[g] + 3, bounds[g + 1])]]}
+                                      "rows": [narration_ids[i] for i in _head(order, bounds, g)]}
     (verbs,), verb_classes = _factorized(narr["verb_class"])
     # (verb, noun) pairs numbered in sorted order; a row lacking either class has none
     pair = np.where((verbs >= 0) & (nouns >= 0), verbs.astype(np.int64) * len(noun_classes) + nouns, -1)
@@ -151,16 +180,10 @@ def build_catalogue(ann: Annotations) -> Catalogue:
         v, n = divmod(code, len(noun_classes))
         cat.actions[(int(verb_classes[v]), int(noun_classes[n]))] = {
             "narration": narrations[first], "nouns": list(all_nouns[first]), "verb": verb_words[first],
-            "rows": [narration_ids[i] for i in order[bounds[g]:min(bounds[g] + 3, bounds[g + 1])]],
+            "rows": [narration_ids[i] for i in _head(order, bounds, g)],
         }
 
-    cat.sound_classes = sorted(SOUND_CUES)
-    sounds = ann.sounds[ann.sounds["categorised"]]
-    if len(sounds):
-        shares = sounds.groupby("description")["sound_class"].value_counts(normalize=True)
-        for (description, sound_class), share in shares.items():
-            if share >= COMPATIBLE_SHARE:
-                cat.description_classes.setdefault(description, set()).add(sound_class)
+    _sound_classes(cat, ann)
 
     tracks, acts = ann.object_tracks, ann.activities
     (names,), object_names = _factorized(tracks["object_name"])
@@ -168,11 +191,7 @@ def build_catalogue(ann: Annotations) -> Catalogue:
     cat.placeholder_objects = [n for n, p in zip(object_names, placeholder) if p]
     kept = np.flatnonzero(~placeholder[names])
     names = np.where(placeholder[names], -1, names)  # placeholder tracks are no object's rows
-    hd_nouns = cat.noun_synonyms.get("hd_epic", {})
-    cat.object_classes = {}
-    for key, instances in hd_nouns.items():
-        for inst in instances:
-            cat.object_classes.setdefault(str(inst).lower(), key)
+    _object_classes(cat)
     (track_videos, act_videos), videos = _factorized(tracks["video_id"], acts["video_id"])
     order, bounds = _groups(names, len(object_names))
     track_ids = tracks["track_id"].tolist()
@@ -181,7 +200,7 @@ def build_catalogue(ann: Annotations) -> Catalogue:
         if bounds[g] == bounds[g + 1]:
             continue
         seen_in = [videos[v] for v in videos_of[g]]
-        cat.objects[name] = {"rows": [f"object_track:{track_ids[i]}" for i in order[bounds[g]:min(bounds[g] + 3, bounds[g + 1])]],
+        cat.objects[name] = {"rows": [f"object_track:{track_ids[i]}" for i in _head(order, bounds, g)],
                              "videos": seen_in, "class": object_class(cat, name)}
         for video in seen_in:
             cat.objects_by_video.setdefault(video, []).append(name)
@@ -199,7 +218,7 @@ def build_catalogue(ann: Annotations) -> Catalogue:
     videos_of = _distinct(labels, act_videos, len(activity_labels), len(videos))
     for g, label in enumerate(activity_labels):
         cat.activities[label] = {"objects": [object_names[o] for o in objects_of[g]],
-                                 "rows": [activity_ids[i] for i in order[bounds[g]:min(bounds[g] + 3, bounds[g + 1])]],
+                                 "rows": [activity_ids[i] for i in _head(order, bounds, g)],
                                  "videos": [videos[v] for v in videos_of[g]]}
     _priors(cat, ann)
     return cat

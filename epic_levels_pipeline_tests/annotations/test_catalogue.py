@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from epic_levels_pipeline.annotations.catalogue import (COMPATIBLE_SHARE, Catalogue, _priors, build_catalogue,
-                                                        object_class)
-from epic_levels_pipeline.annotations.language import SOUND_CUES, noun_display
+from epic_levels_pipeline.annotations.catalogue import (Catalogue, _object_classes, _priors, _sound_classes, _synonyms,
+                                                        build_catalogue, object_class)
+from epic_levels_pipeline.annotations.language import noun_display
 from epic_levels_pipeline.annotations.readers import load_annotations
 from epic_levels_pipeline.annotations.validation import is_placeholder_name
 
@@ -20,18 +20,10 @@ STAGED = ROOT.parent / "shared" / "data"
 
 
 def reference_catalogue(ann) -> Catalogue:
-    """The construction group by group (pandas ``groupby`` iteration, a merge of activities and tracks)."""
+    """The construction group by group (pandas ``groupby`` iteration, a merge of activities and tracks) of the
+    parts built on whole columns now; the parts that did not change are shared."""
     cat = Catalogue()
-    vocab = ann.vocabulary
-    for (vocabulary, kind), group in vocab.groupby(["vocabulary", "kind"]):
-        target = cat.noun_synonyms if kind == "noun" else cat.verb_synonyms
-        target[vocabulary] = {k: list(v) for k, v in zip(group["key"], group["instances"])}
-        if vocabulary == "epic_100":
-            keys = dict(zip(group["class_id"].astype(int), group["key"]))
-            if kind == "noun":
-                cat.noun_keys = keys
-            else:
-                cat.verb_keys = keys
+    _synonyms(cat, ann)
     narr = ann.narrations[ann.narrations["labelled"]]
     for noun_class, group in narr.groupby("noun_class"):
         key = cat.noun_keys.get(int(noun_class)) or group["noun"].mode().iat[0]
@@ -43,21 +35,11 @@ def reference_catalogue(ann) -> Catalogue:
             "narration": first["narration"], "nouns": list(first["all_nouns"]), "verb": first["verb"],
             "rows": group["narration_id"].head(3).tolist(),
         }
-    cat.sound_classes = sorted(SOUND_CUES)
-    sounds = ann.sounds[ann.sounds["categorised"]]
-    if len(sounds):
-        shares = sounds.groupby("description")["sound_class"].value_counts(normalize=True)
-        for (description, sound_class), share in shares.items():
-            if share >= COMPATIBLE_SHARE:
-                cat.description_classes.setdefault(description, set()).add(sound_class)
+    _sound_classes(cat, ann)
     tracks = ann.object_tracks
     cat.placeholder_objects = sorted({n for n in tracks["object_name"] if is_placeholder_name(n)})
     tracks = tracks[~tracks["object_name"].map(is_placeholder_name).astype(bool)]
-    hd_nouns = cat.noun_synonyms.get("hd_epic", {})
-    cat.object_classes = {}
-    for key, instances in hd_nouns.items():
-        for inst in instances:
-            cat.object_classes.setdefault(str(inst).lower(), key)
+    _object_classes(cat)
     for name, group in tracks.groupby("object_name"):
         videos = sorted(set(group["video_id"]))
         cat.objects[name] = {"rows": [f"object_track:{r}" for r in group["track_id"].head(3)], "videos": videos,
