@@ -229,9 +229,10 @@ def _deleted(a: np.ndarray, at) -> np.ndarray:
 
 def _found(ascending: np.ndarray, values: list[int]) -> np.ndarray:
     """Where ``values`` stand in the ascending array of distinct ints (those it holds): ``np.isin``'s hits."""
-    at = np.searchsorted(ascending, values)
+    values = np.asarray(values)  # (read once, searched by the method: ``np.searchsorted`` is a wrapper of it)
+    at = ascending.searchsorted(values)
     inside = at < len(ascending)
-    return at[inside][ascending[at[inside]] == np.asarray(values)[inside]]
+    return at[inside][ascending[at[inside]] == values[inside]]
 
 
 def _absent_positions(view: ClipView, kind: str, t: _Table) -> np.ndarray:
