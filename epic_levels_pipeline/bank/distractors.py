@@ -222,7 +222,7 @@ def _deleted(a: np.ndarray, at) -> np.ndarray:
     """``np.delete(a, at)`` for a 1-d array and non-negative positions (repeats deleted once), without
     ``np.delete``'s argument handling, which costs more than the deletion on pools of a few thousand."""
     keep = np.empty(len(a), dtype=bool)
-    keep.fill(True)  # (``np.ones`` is these two calls behind a Python function: a third of the cost here)
+    keep.fill(True)  # (``np.ones`` is these two calls behind a Python function, which costs more than they do)
     keep[at] = False
     return a[keep]
 
