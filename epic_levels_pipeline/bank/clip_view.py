@@ -100,6 +100,19 @@ def _strings(values: "pd.arrays.ArrowStringArray") -> np.ndarray:
     return out
 
 
+def _objects(values) -> np.ndarray:
+    """``values.to_numpy(dtype=object)``. A nullable integer or boolean column (``Int64``, ``boolean``) is
+    read from its values and mask (Python ints or bools, ``pd.NA`` where masked: what pandas' conversion
+    gives, at a fifth of its cost, which mostly goes to setting up warning filters)."""
+    data, mask = getattr(values, "_data", None), getattr(values, "_mask", None)
+    if (isinstance(values, pd.arrays.IntegerArray | pd.arrays.BooleanArray) and isinstance(data, np.ndarray)
+            and isinstance(mask, np.ndarray) and mask.shape == data.shape):
+        out = data.astype(object)
+        out[mask] = pd.NA
+        return out
+    return values.to_numpy(dtype=object)  # (another extension array, or the private fields moved)
+
+
 def _frame(data: dict[str, np.ndarray], index: pd.Index | None = None) -> pd.DataFrame:
     """A frame of these column arrays as they are (object columns stay object: no string inference; the
     column labels an object index, which makes every ``frame[column]`` of the generators cheaper)."""
@@ -174,7 +187,7 @@ class ClipView:
             elif isinstance(values, pd.arrays.ArrowStringArray):
                 got = _strings(values)
             else:
-                got = values.to_numpy(dtype=object)
+                got = _objects(values)
             self._arrays[column] = got
         return got
 
@@ -187,27 +200,36 @@ class ClipView:
         where = np.flatnonzero(mask)
         starts, ids = self._column("start_s")[where].tolist(), self._column("row_id")[where].tolist()
         where = where[sorted(range(len(where)), key=lambda i: (starts[i], ids[i]))]
-        data = {}
-        for column in self._COLUMNS[name]:
-            values = self._column(column)[where]
-            if column in self._INT_COLUMNS:
-                missing = pd.isna(values)
-                if missing.any():
-                    values = pd.array(np.where(missing, np.nan, values).astype(float), dtype="Int64")
-                else:
-                    values = values.astype(np.int64)
-            data[column] = values
-        return data
+        # (the class columns stay objects, Python ints and ``pd.NA``: what the records read; the frames type
+        # them, :func:`_typed`)
+        return {column: self._column(column)[where] for column in self._COLUMNS[name]}
 
     @staticmethod
     def _flag(values: np.ndarray) -> np.ndarray:
         """A nullable flag column as booleans (null counts as False: ``fillna(False).astype(bool)``)."""
         return np.array([False if _missing(v) else bool(v) for v in values.tolist()], dtype=bool)
 
-    @staticmethod
-    def _part(data: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
+    @classmethod
+    def _typed(cls, data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """A stream's arrays as its frames hold them: the class columns (:data:`_INT_COLUMNS`) as ``Int64``
+        when any of the stream's rows lacks one, else ``int64`` (the records read the object arrays: the
+        same Python ints and ``pd.NA``)."""
+        out = dict(data)
+        for column in cls._INT_COLUMNS:
+            values = data.get(column)
+            if values is None:
+                continue
+            missing = pd.isna(values)
+            if missing.any():
+                out[column] = pd.array(np.where(missing, np.nan, values).astype(float), dtype="Int64")
+            else:
+                out[column] = values.astype(np.int64)
+        return out
+
+    @classmethod
+    def _part(cls, data: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
         """The rows where ``keep``, keeping their index in the stream's frame (as a boolean filter would)."""
-        return _frame({c: v[keep] for c, v in data.items()}, pd.RangeIndex(len(keep))[keep])
+        return _frame({c: v[keep] for c, v in cls._typed(data).items()}, pd.RangeIndex(len(keep))[keep])
 
     def _split(self, name: str, flag: str) -> tuple[dict[str, np.ndarray], np.ndarray, dict, dict]:
         """A flagged stream's column arrays, its flag as booleans, and the arrays of the rows flagged and not."""
@@ -240,7 +262,7 @@ class ClipView:
     # --- the row groups as frames (for callers that want pandas; do not modify them) ----------------
     @cached_property
     def sounds(self) -> pd.DataFrame:
-        return _frame(self._sound_data[0])
+        return _frame(self._typed(self._sound_data[0]))
 
     @cached_property
     def categorised(self) -> pd.DataFrame:
@@ -264,15 +286,15 @@ class ClipView:
 
     @cached_property
     def tracks(self) -> pd.DataFrame:
-        return _frame(self._track_data)
+        return _frame(self._typed(self._track_data))
 
     @cached_property
     def activities(self) -> pd.DataFrame:
-        return _frame(self._activity_data)
+        return _frame(self._typed(self._activity_data))
 
     @cached_property
     def recipe_steps(self) -> pd.DataFrame:
-        return _frame(self._step_data)
+        return _frame(self._typed(self._step_data))
 
     # --- the rows as plain tuples and arrays (read once per view) -----------------------------------
     @cached_property
