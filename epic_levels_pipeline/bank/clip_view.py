@@ -69,6 +69,17 @@ def rows_with(rows: list, column: str, value) -> list:
     return [r for r in rows if not _missing(getattr(r, column)) and getattr(r, column) == value]
 
 
+def _grouped(rows: list, column: str) -> dict:
+    """The rows grouped by their ``column`` value, nulls left out, each group in row order: for every
+    value, what :func:`rows_with` keeps."""
+    out: dict = {}
+    for r in rows:
+        value = getattr(r, column)
+        if not _missing(value):
+            out.setdefault(value, []).append(r)
+    return out
+
+
 def _ids_by(rows: list, key) -> dict:
     """Row ids grouped by ``key(row)``, in row order."""
     out: dict = {}
@@ -343,6 +354,12 @@ class ClipView:
         n = self._narration_data[3]
         return n["start_s"], n["stop_s"]
 
+    def rows_by(self, records: str, column: str) -> dict:
+        """The records named ``records`` (e.g. ``"narration_records"``) grouped by ``column`` (nulls left
+        out, each group in record order): :func:`rows_with` of every value at once, read once per view
+        (do not modify)."""
+        return self.memo(("rows_by", records, column), lambda: _grouped(getattr(self, records), column))
+
     # --- sounds ------------------------------------------------------------------------------------
     @cached_property
     def occurrences(self) -> dict[str, list[Occurrence]]:
@@ -438,8 +455,14 @@ class ClipView:
         """
         objects = self.objects_of(anchor)
         own = self.pair(anchor)
-        later = [r for r in self.narration_records if r.start_s > anchor.start_s and self.pair(r) != own
-                 and (not shares_object or bool(self.objects_of(r) & objects))]
+        after = anchor.start_s
+        pairs, involved = self.narration_pairs, self._narration_objects if shares_object else None
+        later = []  # the first two that qualify, in record order (only they decide)
+        for i, r in enumerate(self.narration_records):
+            if r.start_s > after and pairs[i] != own and (not shares_object or bool(involved[i] & objects)):
+                later.append(r)
+                if len(later) == 2:
+                    break
         if not later:
             return None, ("no later action in the window involves an object of the cued action" if shares_object
                           else "no later action in the window")
@@ -465,11 +488,27 @@ class ClipView:
         return out
 
     @cached_property
-    def first_narration_of(self) -> dict[tuple[int, int], object]:
-        out: dict[tuple[int, int], object] = {}
-        for r in self.narration_records:
-            out.setdefault(self.pair(r), r)
+    def narration_pairs(self) -> list[tuple[int, int]]:
+        """:meth:`pair` of each labelled narration, in record order (worked out once per view)."""
+        return [self.pair(r) for r in self.narration_records]
+
+    @cached_property
+    def _narration_objects(self) -> list[set[int]]:
+        """:meth:`objects_of` each labelled narration, in record order (do not modify the sets)."""
+        return [self.objects_of(r) for r in self.narration_records]
+
+    @cached_property
+    def narrations_by_pair(self) -> dict[tuple[int, int], list]:
+        """The labelled narrations of each (verb, noun) pair, in record order; the pairs in the order they
+        first occur (do not modify)."""
+        out: dict[tuple[int, int], list] = {}
+        for pair, r in zip(self.narration_pairs, self.narration_records):
+            out.setdefault(pair, []).append(r)
         return out
+
+    @cached_property
+    def first_narration_of(self) -> dict[tuple[int, int], object]:
+        return {pair: rows[0] for pair, rows in self.narrations_by_pair.items()}
 
     # --- where each value occurs (rows in frame order), for option texts and pools ------------------
     @cached_property

@@ -194,7 +194,7 @@ def _sound_order(view: ClipView, params: dict, candidates: list[str]) -> list[bo
 
 def anchored_next(view: ClipView, params: dict):
     pair = tuple(params["anchor_pair"])
-    rows = [r for r in view.narration_records if view.pair(r) == pair]
+    rows = view.narrations_by_pair.get(pair, [])
     if len(rows) != 1:
         return None
     nxt, _ = view.next_narration(rows[0])
@@ -241,10 +241,12 @@ def _object_presence(view: ClipView, params: dict, candidates: list[str]) -> lis
 
 def objects_near(view: ClipView, instant: float, width: float) -> set[str]:
     """Objects whose movement comes within ``width`` seconds of ``instant`` (worked out once per instant
-    and view: the cue seconds of every track ask about the same seconds; do not modify the set)."""
+    and view: the cue seconds of every track ask about the same seconds; do not modify the set). A loop
+    over the track records: a clip has a few tracks, too few for a numpy mask over :attr:`ClipView.track_spans`
+    to pay its set-up (the same comparisons of the same floats, so the same names in the same order)."""
     def near() -> set[str]:
-        starts, stops, names = view.track_spans
-        return set(names[(starts < instant + width) & (stops > instant - width)].tolist())
+        high, low = instant + width, instant - width
+        return {r.object_name for r in view.track_records if r.start_s < high and r.stop_s > low}
 
     return view.memo(("objects_near", instant, width), near)
 
