@@ -104,10 +104,12 @@ def _strings(values: "pd.arrays.ArrowStringArray") -> np.ndarray:
     """``values.to_numpy(dtype=object)``: the strings, and the dtype's own null (NaN for ``str``, ``pd.NA``
     for ``string``) where missing. Read through Arrow in one conversion: pandas' own conversion of a column
     with nulls filters the array twice, which costs more than the rest of the clip's column reads."""
-    out = values.__arrow_array__().to_numpy(zero_copy_only=False)
+    arrow = values.__arrow_array__()
+    out = arrow.to_numpy(zero_copy_only=False)
     if out.dtype != object:  # (not a string column after all: pandas' conversion)
         return values.to_numpy(dtype=object)
-    out[np.equal(out, None)] = values.dtype.na_value
+    if arrow.null_count:  # (most columns have none: no search for them)
+        out[np.equal(out, None)] = values.dtype.na_value
     return out
 
 
