@@ -75,14 +75,8 @@ def gen_action_presence(view: ClipView):
         )
 
 
-def _cues(view: ClipView) -> list:
-    """Sound classes heard exactly once, inside the window, with labelled narrations at that moment: a
-    ``(class, occurrence, narrations at it)`` per cue, a skip per class that is none (worked out once per
-    view: the three cue subtypes read the same list; do not modify it)."""
-    return view.memo("cues", lambda: list(_find_cues(view)))
-
-
-def _find_cues(view: ClipView):
+def _cues(view: ClipView):
+    """Sound classes heard exactly once, inside the window, with labelled narrations at that moment."""
     if not len(view.categorised_records):
         yield _skip("no categorised sound in the window: no cue")
         return
@@ -256,9 +250,9 @@ def gen_sound_moment(view: ClipView):
         if reason:
             yield _skip(reason)
             continue
-        def others(t: float, c: str = occ.sound_class) -> int:  # len((heard | maybe) - {c}), one union per instant
-            near = view.memo(("sounds_maybe_near_cue", t), lambda: set.union(*sounds_near_cue(view, t)[:2]))
-            return len(near) - (c in near)
+        def others(t: float, c: str = occ.sound_class) -> int:
+            heard, maybe, _ = sounds_near_cue(view, t)
+            return len((heard | maybe) - {c})
 
         offset = cues.first_free(cues.cue_seconds(clip, occ.start_s, occ.stop_s, others), used)
         if offset is None:
