@@ -80,6 +80,14 @@ class Tally:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
+def column_list(frame, name: str) -> list:
+    """``frame[name].tolist()`` without the Series: ``Series.tolist`` is its values' ``tolist``, read here from
+    the frame's own column (pandas' read-only ``_get_column_array``; building a Series per column and clip
+    cost more than the rest of the tallies). The public path where that accessor is absent."""
+    get = getattr(frame, "_get_column_array", None)
+    return frame[name].tolist() if get is None else get(frame.columns.get_loc(name)).tolist()
+
+
 def run_windows(ann, cat, config, windows: dict, total_clips: int, loop_started: float, progress: bool = True,
                 index: ClipRowsIndex | None = None) -> Tally:
     """Join and bank every window in this process (``index``: the tables' interval indexes, when built already)."""
@@ -100,16 +108,16 @@ def run_windows(ann, cat, config, windows: dict, total_clips: int, loop_started:
             tally.n_clips += 1
             tally.n_questions += len(q)
             drops.update(bank.drops)
-            subtypes = q["subtype"].tolist()  # (column lists: the tallies are the bench's, not the bank's work)
+            subtypes = column_list(q, "subtype")  # (the tallies are the bench's work, not the bank's: kept cheap)
             if subtypes:
                 clips_with_questions[ds] += 1
-                by_level.update((ds, lv) for lv in q["level"].tolist())
+                by_level.update((ds, lv) for lv in column_list(q, "level"))
                 by_subtype.update(subtypes)
             if ds == "epic_sounds":
                 has_question = CUE_SUBTYPE in subtypes
                 tally.cue_windows += has_question
                 if has_question:
-                    cue_by_strategy.update({s for t, s in zip(subtypes, q["distractor_strategy"].tolist()) if t == CUE_SUBTYPE})
+                    cue_by_strategy.update({s for t, s in zip(subtypes, column_list(q, "distractor_strategy")) if t == CUE_SUBTYPE})
                 tally.cue_drafts += has_question or has_draft(bank.drops, CUE_SUBTYPE)
             if progress and tally.n_clips % PROGRESS_EVERY == 0:
                 elapsed = time.perf_counter() - loop_started

@@ -7,7 +7,11 @@ import threading
 from contextlib import contextmanager
 
 _lock = threading.Lock()
-_frozen = {"depth": 0, "ours": False}  # how many loops are inside, and whether the outermost froze
+# how many loops are inside, whether the outermost froze, and the collector thresholds it found
+_frozen = {"depth": 0, "ours": False, "thresholds": None}
+# The youngest generation's threshold inside the loops: collections of young objects every this many net
+# container allocations instead of CPython's default 700 (see :func:`long_lived_frozen`).
+LOOP_YOUNG_THRESHOLD = 10_000
 
 
 @contextmanager
@@ -25,10 +29,20 @@ def long_lived_frozen():
 
     A loop inside another freezes what has come alive since (the tables a run's step loaded) and leaves
     the unfreezing to the outermost. When objects were frozen by someone else before the outermost loop
-    began (a worker forked from a parent that froze them), it leaves that freeze as it is and adds none."""
+    began (a worker forked from a parent that froze them), it leaves that freeze as it is and adds none.
+
+    Inside, the youngest generation is also collected less often: every :data:`LOOP_YOUNG_THRESHOLD` net
+    allocations of container objects instead of every 700 (a higher threshold set by the caller stays).
+    A clip's objects die by reference counting as the loop moves on; the young collections mostly
+    re-scan objects still in use. Over 1,200 staged windows the collector's time fell from 0.2-1.1 s to
+    0.04-0.07 s (``gc.callbacks``, quiet to loaded machine). The outermost loop puts the thresholds it
+    found back when it ends."""
     with _lock:
         if _frozen["depth"] == 0:
             _frozen["ours"] = gc.get_freeze_count() == 0
+            _frozen["thresholds"] = gc.get_threshold()
+            young, *older = _frozen["thresholds"]
+            gc.set_threshold(max(young, LOOP_YOUNG_THRESHOLD), *older)
         _frozen["depth"] += 1
         if _frozen["ours"]:
             gc.freeze()
@@ -37,8 +51,11 @@ def long_lived_frozen():
     finally:
         with _lock:
             _frozen["depth"] -= 1
-            if _frozen["depth"] == 0 and _frozen["ours"]:
-                gc.unfreeze()
+            if _frozen["depth"] == 0:
+                if _frozen["ours"]:
+                    gc.unfreeze()
+                gc.set_threshold(*_frozen["thresholds"])
+                _frozen["thresholds"] = None
 
 
-__all__ = ["long_lived_frozen"]
+__all__ = ["LOOP_YOUNG_THRESHOLD", "long_lived_frozen"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 
 from epic_levels_pipeline.annotations.clips import Clip, iter_clips_annotations
-from epic_levels_pipeline.runtime import long_lived_frozen
+from epic_levels_pipeline.runtime import LOOP_YOUNG_THRESHOLD, long_lived_frozen
 
 
 def test_objects_alive_on_entry_are_frozen_inside_and_scanned_again_after():
@@ -58,3 +58,27 @@ def test_a_loop_inside_another_freezes_what_came_alive_since_and_the_outermost_u
             assert gc.get_freeze_count() >= outer + len(loaded)
         assert gc.get_freeze_count() >= outer + len(loaded)  # the inner loop does not unfreeze
     assert gc.get_freeze_count() == 0
+
+
+def test_young_objects_are_collected_less_often_inside_and_the_thresholds_come_back_after():
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        with long_lived_frozen():
+            assert gc.get_threshold() == (LOOP_YOUNG_THRESHOLD, 10, 10)
+            with long_lived_frozen():
+                assert gc.get_threshold() == (LOOP_YOUNG_THRESHOLD, 10, 10)
+            assert gc.get_threshold() == (LOOP_YOUNG_THRESHOLD, 10, 10)  # the inner loop does not restore
+        assert gc.get_threshold() == (700, 10, 10)
+        try:
+            with long_lived_frozen():
+                raise RuntimeError("a clip failed")
+        except RuntimeError:
+            pass
+        assert gc.get_threshold() == (700, 10, 10)
+        gc.set_threshold(50_000, 20, 5)  # a caller's higher threshold stays
+        with long_lived_frozen():
+            assert gc.get_threshold() == (50_000, 20, 5)
+        assert gc.get_threshold() == (50_000, 20, 5)
+    finally:
+        gc.set_threshold(*before)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from .readers import Annotations
@@ -65,10 +66,55 @@ class Catalogue:
         self.__dict__.update(state)
 
 
-def build_catalogue(ann: Annotations) -> Catalogue:
-    cat = Catalogue()
-    vocab = ann.vocabulary
-    for (vocabulary, kind), group in vocab.groupby(["vocabulary", "kind"]):
+def _factorized(*columns: pd.Series) -> tuple[list[np.ndarray], list]:
+    """The rows of ``columns`` numbered by value, in one numbering shared by all of them (a null: -1), and
+    the values in that numbering: the keys ``groupby(..., sort=True)`` gives, in its order."""
+    codes, uniques = pd.factorize(pd.concat(columns, ignore_index=True), sort=True)
+    return np.split(codes, np.cumsum([len(c) for c in columns])[:-1]), uniques.tolist()
+
+
+def _groups(codes: np.ndarray, n_groups: int) -> tuple[list[int], list[int]]:
+    """Rows grouped by ``codes`` (group numbers; -1: no group) as ``groupby`` iterates them: the row
+    positions group after group, each group's rows in table order, and where each group's rows start
+    (``bounds[g]:bounds[g + 1]``)."""
+    order = np.argsort(codes, kind="stable")
+    order = order[codes[order] >= 0]
+    return order.tolist(), np.searchsorted(codes[order], np.arange(n_groups + 1)).tolist()
+
+
+def _head(order: list[int], bounds: list[int], g: int, n: int = 3) -> list[int]:
+    """The positions of group ``g``'s first ``n`` rows (``group.head(n)``) in :func:`_groups`' order."""
+    return order[bounds[g]:min(bounds[g] + n, bounds[g + 1])]
+
+
+def _distinct(codes: np.ndarray, values: np.ndarray, n_groups: int, n_values: int) -> list[list[int]]:
+    """The distinct value numbers of each group, ascending (values numbered in sorted order make this a
+    group's ``sorted(set(values))``); a row without a group or a value counts for none."""
+    keep = (codes >= 0) & (values >= 0)
+    group, value = np.divmod(np.unique(codes[keep].astype(np.int64) * n_values + values[keep]), n_values)
+    bounds = np.searchsorted(group, np.arange(n_groups + 1)).tolist()
+    value = value.tolist()
+    return [value[bounds[g]:bounds[g + 1]] for g in range(n_groups)]
+
+
+def _overlapping(a_video: np.ndarray, a_start: np.ndarray, a_stop: np.ndarray, b_video: np.ndarray,
+                 b_start: np.ndarray, b_stop: np.ndarray, n_videos: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (row of a, row of b) of one video whose spans overlap (what merging on the video and
+    filtering ``b.start < a.stop and b.stop > a.start`` keeps), without building the rows of the merge."""
+    b_order, b_bounds = _groups(b_video, n_videos)
+    b_order, b_bounds = np.asarray(b_order, dtype=np.int64), np.asarray(b_bounds, dtype=np.int64)
+    has = a_video >= 0
+    lo = np.where(has, b_bounds[np.where(has, a_video, 0)], 0)
+    sizes = np.where(has, b_bounds[np.where(has, a_video, 0) + 1], 0) - lo
+    a = np.repeat(np.arange(len(a_video)), sizes)
+    b = b_order[np.repeat(lo - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))]
+    hit = (b_start[b] < a_stop[a]) & (b_stop[b] > a_start[a])
+    return a[hit], b[hit]
+
+
+def _synonyms(cat: Catalogue, ann: Annotations) -> None:
+    """Synonym lists of every vocabulary (noun / verb class ``instances``) and the EPIC-KITCHENS-100 class keys."""
+    for (vocabulary, kind), group in ann.vocabulary.groupby(["vocabulary", "kind"]):
         target = cat.noun_synonyms if kind == "noun" else cat.verb_synonyms
         target[vocabulary] = {k: list(v) for k, v in zip(group["key"], group["instances"])}
         if vocabulary == "epic_100":
@@ -78,20 +124,10 @@ def build_catalogue(ann: Annotations) -> Catalogue:
             else:
                 cat.verb_keys = keys
 
-    narr = ann.narrations[ann.narrations["labelled"]]
-    for noun_class, group in narr.groupby("noun_class"):
-        # The option text is the noun as narrators most often wrote it ("honey"), not the class key
-        # ("spreads"); the class key and its instances are what scorers match against.
-        key = cat.noun_keys.get(int(noun_class)) or group["noun"].mode().iat[0]
-        cat.nouns[int(noun_class)] = {"name": noun_display(group["noun"].mode().iat[0]), "key": key,
-                                      "rows": group["narration_id"].head(3).tolist()}
-    for (verb_class, noun_class), group in narr.groupby(["verb_class", "noun_class"]):
-        first = group.iloc[0]
-        cat.actions[(int(verb_class), int(noun_class))] = {
-            "narration": first["narration"], "nouns": list(first["all_nouns"]), "verb": first["verb"],
-            "rows": group["narration_id"].head(3).tolist(),
-        }
 
+def _sound_classes(cat: Catalogue, ann: Annotations) -> None:
+    """The sound classes, and the classes each free-text description was categorised as (its share of at
+    least :data:`COMPATIBLE_SHARE`)."""
     cat.sound_classes = sorted(SOUND_CUES)
     sounds = ann.sounds[ann.sounds["categorised"]]
     if len(sounds):
@@ -100,31 +136,90 @@ def build_catalogue(ann: Annotations) -> Catalogue:
             if share >= COMPATIBLE_SHARE:
                 cat.description_classes.setdefault(description, set()).add(sound_class)
 
-    tracks = ann.object_tracks
-    cat.placeholder_objects = sorted({n for n in tracks["object_name"] if is_placeholder_name(n)})
-    tracks = tracks[~tracks["object_name"].map(is_placeholder_name).astype(bool)]
-    hd_nouns = cat.noun_synonyms.get("hd_epic", {})
+
+def _object_classes(cat: Catalogue) -> None:
+    """HD-EPIC noun instance (lower case) -> its class key, the first class listing it."""
     cat.object_classes = {}
-    for key, instances in hd_nouns.items():
+    for key, instances in cat.noun_synonyms.get("hd_epic", {}).items():
         for inst in instances:
             cat.object_classes.setdefault(str(inst).lower(), key)
-    for name, group in tracks.groupby("object_name"):
-        videos = sorted(set(group["video_id"]))
-        cat.objects[name] = {"rows": [f"object_track:{r}" for r in group["track_id"].head(3)], "videos": videos,
-                             "class": object_class(cat, name)}
-        for video in videos:
+
+
+def build_catalogue(ann: Annotations) -> Catalogue:
+    """The catalogue of ``ann``, built on whole columns: rows are numbered by their key in the sorted order
+    ``DataFrame.groupby`` uses (keys ascending, null keys dropped, rows in table order within a group), so
+    each entity's first rows, distinct videos and objects come from a few array operations and only the
+    entities themselves are visited in Python. It equals the per-group pandas construction, dictionary
+    order included (``annotations/test_catalogue.py`` keeps that construction and compares)."""
+    cat = Catalogue()
+    _synonyms(cat, ann)
+
+    narr = ann.narrations[ann.narrations["labelled"]]
+    narration_ids = narr["narration_id"].tolist()
+    (nouns,), noun_classes = _factorized(narr["noun_class"])
+    order, bounds = _groups(nouns, len(noun_classes))
+    # The option text is the noun as narrators most often wrote it ("honey"), not the class key
+    # ("spreads"); the class key and its instances are what scorers match against. Most often: the
+    # largest count, among equal counts the first noun in sorted order (what ``Series.mode().iat[0]`` is).
+    counts = narr.groupby(["noun_class", "noun"], sort=True).size()
+    modes = dict(counts.groupby(level=0, sort=True).idxmax().tolist())
+    for g, noun_class in enumerate(noun_classes):
+        cat.nouns[int(noun_class)] = {"name": noun_display(modes[noun_class]),
+                                      "key": cat.noun_keys.get(int(noun_class)) or modes[noun_class],
+                                      "rows": [narration_ids[i] for i in _head(order, bounds, g)]}
+    (verbs,), verb_classes = _factorized(narr["verb_class"])
+    # (verb, noun) pairs numbered in sorted order; a row lacking either class has none
+    pair = np.where((verbs >= 0) & (nouns >= 0), verbs.astype(np.int64) * len(noun_classes) + nouns, -1)
+    pairs, pair = np.unique(pair, return_inverse=True)
+    if len(pairs) and pairs[0] < 0:
+        pairs, pair = pairs[1:], pair - 1
+    order, bounds = _groups(pair.reshape(-1), len(pairs))
+    narrations, all_nouns, verb_words = narr["narration"].tolist(), narr["all_nouns"].tolist(), narr["verb"].tolist()
+    for g, code in enumerate(pairs.tolist()):
+        first = order[bounds[g]]
+        v, n = divmod(code, len(noun_classes))
+        cat.actions[(int(verb_classes[v]), int(noun_classes[n]))] = {
+            "narration": narrations[first], "nouns": list(all_nouns[first]), "verb": verb_words[first],
+            "rows": [narration_ids[i] for i in _head(order, bounds, g)],
+        }
+
+    _sound_classes(cat, ann)
+
+    tracks, acts = ann.object_tracks, ann.activities
+    (names,), object_names = _factorized(tracks["object_name"])
+    placeholder = np.array([is_placeholder_name(n) for n in object_names] + [False], dtype=bool)  # [-1]: null
+    cat.placeholder_objects = [n for n, p in zip(object_names, placeholder) if p]
+    kept = np.flatnonzero(~placeholder[names])
+    names = np.where(placeholder[names], -1, names)  # placeholder tracks are no object's rows
+    _object_classes(cat)
+    (track_videos, act_videos), videos = _factorized(tracks["video_id"], acts["video_id"])
+    order, bounds = _groups(names, len(object_names))
+    track_ids = tracks["track_id"].tolist()
+    videos_of = _distinct(names, track_videos, len(object_names), len(videos))
+    for g, name in enumerate(object_names):
+        if bounds[g] == bounds[g + 1]:
+            continue
+        seen_in = [videos[v] for v in videos_of[g]]
+        cat.objects[name] = {"rows": [f"object_track:{track_ids[i]}" for i in _head(order, bounds, g)],
+                             "videos": seen_in, "class": object_class(cat, name)}
+        for video in seen_in:
             cat.objects_by_video.setdefault(video, []).append(name)
-    acts = ann.activities
-    if len(acts) and len(tracks):
-        merged = acts[["activity_id", "video_id", "label", "start_s", "stop_s"]].merge(
-            tracks[["video_id", "object_name", "start_s", "stop_s"]], on="video_id", suffixes=("", "_t"))
-        merged = merged[(merged["start_s_t"] < merged["stop_s"]) & (merged["stop_s_t"] > merged["start_s"])]
-        objects_of = merged.groupby("label")["object_name"].agg(lambda s: sorted(set(s)))
+    (labels,), activity_labels = _factorized(acts["label"])
+    if len(acts) and len(kept):
+        # the objects moved during an activity: the tracks of its video overlapping its span
+        act, track = _overlapping(act_videos, acts["start_s"].to_numpy(dtype=float), acts["stop_s"].to_numpy(dtype=float),
+                                  np.where(names >= 0, track_videos, -1), tracks["start_s"].to_numpy(dtype=float),
+                                  tracks["stop_s"].to_numpy(dtype=float), len(videos))
+        objects_of = _distinct(labels[act], names[track], len(activity_labels), len(object_names))
     else:
-        objects_of = pd.Series(dtype=object)
-    for label, group in acts.groupby("label"):
-        cat.activities[label] = {"objects": list(objects_of.get(label, [])), "rows": group["activity_id"].head(3).tolist(),
-                                 "videos": sorted(set(group["video_id"]))}
+        objects_of = [[] for _ in activity_labels]
+    order, bounds = _groups(labels, len(activity_labels))
+    activity_ids = acts["activity_id"].tolist()
+    videos_of = _distinct(labels, act_videos, len(activity_labels), len(videos))
+    for g, label in enumerate(activity_labels):
+        cat.activities[label] = {"objects": [object_names[o] for o in objects_of[g]],
+                                 "rows": [activity_ids[i] for i in _head(order, bounds, g)],
+                                 "videos": [videos[v] for v in videos_of[g]]}
     _priors(cat, ann)
     return cat
 

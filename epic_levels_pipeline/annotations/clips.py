@@ -432,8 +432,10 @@ def clips_annotations(ann: Annotations, clips: list[Clip]) -> dict[str, pd.DataF
     return ClipRowsIndex(ann).rows(clips)
 
 
-def iter_clips_annotations(ann: Annotations, clips: list[Clip], batch: int = 256, index: ClipRowsIndex | None = None):
-    """``(clip, rows)`` for every clip in order, joined ``batch`` clips at a time (bounded memory). Pass an
+def iter_clips_annotations(ann: Annotations, clips: list[Clip], batch: int = 1024, index: ClipRowsIndex | None = None):
+    """``(clip, rows)`` for every clip in order, joined ``batch`` clips at a time (bounded memory: a batch of
+    1,024 windows is a few MiB; a join costs a fixed few dozen pandas calls per batch whatever its size, so
+    1,024 instead of 256 took a twelfth off the join of all staged windows, by instruction count). Pass an
     ``index`` of the same tables to reuse its interval indexes across calls (built once, e.g. before forking).
     While it runs (the caller's work on each clip included), what was alive before it is left out of the
     garbage collector's scans (:func:`..runtime.long_lived_frozen`)."""

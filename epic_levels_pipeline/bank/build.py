@@ -38,6 +38,16 @@ import pandas as pd
 import pyarrow as pa
 from pandas.arrays import ArrowStringArray
 
+try:  # pandas' internals, for :func:`_frame_of_blocks` (a probe checks what it makes; without them, the public path)
+    from pandas._libs.internals import BlockPlacement as _BlockPlacement
+    from pandas.core.dtypes.common import is_1d_only_ea_dtype as _is_1d_only_ea_dtype
+    from pandas.core.internals.blocks import ExtensionBlock as _ExtensionBlock
+    from pandas.core.internals.blocks import NumpyBlock as _NumpyBlock
+    from pandas.core.internals.blocks import get_block_type as _get_block_type
+    from pandas.core.internals.managers import BlockManager as _BlockManager
+except ImportError:
+    pass
+
 from ..annotations.catalogue import Catalogue
 from .clip_view import ClipView
 from .distractors import pool as make_pool
@@ -57,10 +67,19 @@ QUESTION_COLUMNS = [
 ]
 POOL_COLUMNS = ["clip_key", "question_id", "subtype", "distractor_strategy", "value", "text", "role", "present",
                 "rows", "note", "chosen", "offered"]
+_POOL_AT = {c: i for i, c in enumerate(POOL_COLUMNS)}
 N_OPTIONS = 4
 _question_row = itemgetter(*QUESTION_COLUMNS)  # a question dict → its row, in column order
 # ``json.dumps(obj, sort_keys=True)`` makes this encoder on every call; its ``encode`` gives the same text.
 _SORTED_JSON = json.JSONEncoder(sort_keys=True)
+# The type of the values of these question columns, by how :func:`_finish` makes them (f-string, list
+# displays, ``list.index``, ``bool()``, JSON text, ``==``; ``presence_pick`` is -1 or an index): the frame
+# does not scan them. ``test_build_frames`` checks them on real banks.
+_QUESTION_TYPES = {QUESTION_COLUMNS.index(c): {t} for c, t in (
+    ("question_id", str), ("options", list), ("option_values", list), ("answer_index", int),
+    ("provenance", str), ("can_stand_alone", bool), ("params", str), ("option_present", list),
+    ("presence_pick", int), ("presence_rule", str), ("presence_correct", bool), ("caveats", list),
+    ("option_frequency", list))}
 
 
 def question_id(clip: Clip, draft: Draft, strategy: str) -> str:
@@ -166,7 +185,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                     continue
                 questions.append(q)
                 kept += 1
-    return Bank(_records_frame(questions, QUESTION_COLUMNS), pools.frame(), drops)
+    return Bank(_records_frame(questions, QUESTION_COLUMNS, _QUESTION_TYPES), pools.frame(), drops)
 
 
 class _PoolColumns:
@@ -177,12 +196,21 @@ class _PoolColumns:
     def __init__(self, clip_key: str):
         self.clip_key = clip_key
         self.cells: list[list] = [[] for _ in POOL_COLUMNS]
+        # the types of the columns of one value a pool, gathered as pools are added (never scanned), and of
+        # the columns whose type is fixed here: the question id (an f-string), role, rows (copies), chosen
+        self.known: dict[int, set[type]] = {_POOL_AT[c]: t for c, t in (
+            ("clip_key", {type(clip_key)}), ("question_id", {str}), ("subtype", set()), ("distractor_strategy", set()),
+            ("role", {str}), ("rows", {list}), ("chosen", {bool}), ("offered", set()))}
 
     def add(self, qid: str, subtype: str, strategy: str, candidates: list, chosen_values: set[str], answer,
             offered: int) -> None:
         """One pool: its distractor candidates (``chosen`` when their value is one of ``chosen_values``), then
         the answer (always chosen), every row a copy of its candidate's rows list."""
         k = len(candidates) + 1
+        known = self.known
+        known[_POOL_AT["subtype"]].add(type(subtype))
+        known[_POOL_AT["distractor_strategy"]].add(type(strategy))
+        known[_POOL_AT["offered"]].add(type(offered))
         (clip_key, qids, subtypes, strategies, values, texts, roles, present, rows, notes, chosen,
          offereds) = self.cells
         clip_key += [self.clip_key] * k
@@ -206,27 +234,30 @@ class _PoolColumns:
         offereds += [offered] * k
 
     def frame(self) -> pd.DataFrame:
-        return _columns_frame(self.cells, POOL_COLUMNS)
+        return _columns_frame(self.cells, POOL_COLUMNS, self.known)
 
 
-def _records_frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
+def _records_frame(rows: list[tuple], columns: list[str], known: dict[int, set[type]] | None = None) -> pd.DataFrame:
     """``pd.DataFrame([dict(zip(columns, row)) for row in rows], columns=columns)``: the same frame, from rows
-    given as tuples in column order (:func:`_columns_frame` of their columns)."""
-    return _columns_frame(list(zip(*rows)), columns)
+    given as tuples in column order (:func:`_columns_frame` of their columns; ``known`` as there)."""
+    return _columns_frame(list(zip(*rows)), columns, known)
 
 
-def _columns_frame(cells: list, columns: list[str]) -> pd.DataFrame:
+def _columns_frame(cells: list, columns: list[str], known: dict[int, set[type]] | None = None) -> pd.DataFrame:
     """The frame ``pd.DataFrame`` makes of the rows ``zip(*cells)`` as dicts (``cells``: one sequence of
     values per column, in column order, all of one length), built column by column. The columns whose values
     are all strings, all bools or all ints are typed directly (pandas infers the others as it would); the
-    string columns are converted to Arrow in one call, each column a slice of that one array."""
+    string columns are converted to Arrow in one call, each column a slice of that one array. ``known``: the
+    types of a column's values known without looking (column position → the set of their types), which
+    spares scanning those columns."""
     n = len(cells[0]) if cells else 0
     if not n:
         return pd.DataFrame([], columns=columns)
+    known = known or {}
     arrays: list = [None] * len(columns)
     strings = []
     for i, values in enumerate(cells):
-        types = set(map(type, values))
+        types = known.get(i) or set(map(type, values))
         if types == {str} and _STR is not None:
             strings.append(i)
         else:
@@ -235,11 +266,79 @@ def _columns_frame(cells: list, columns: list[str]) -> pd.DataFrame:
         flat = pa.array(list(chain.from_iterable(cells[i] for i in strings)), type=pa.large_string())
         for j, i in enumerate(strings):
             arrays[i] = _arrow_strings(flat.slice(j * n, n))
+    return _frame_of_arrays(arrays, _column_index(tuple(columns)).copy(), n)
+
+
+def _frame_of_arrays_public(arrays: list, columns: pd.Index, n: int) -> pd.DataFrame:
+    """The frame of one 1-d array per column (numpy or extension arrays, each of length ``n``), as
+    ``DataFrame._from_arrays`` makes it (or, where that private constructor moved, the public one)."""
     try:
-        return pd.DataFrame._from_arrays(arrays, columns=_column_index(tuple(columns)).copy(),
-                                         index=pd.RangeIndex(n), verify_integrity=False)
+        return pd.DataFrame._from_arrays(arrays, columns=columns, index=pd.RangeIndex(n), verify_integrity=False)
     except (AttributeError, TypeError):  # the private constructor moved: the public one
         return pd.DataFrame(dict(zip(columns, arrays)), columns=columns)
+
+
+def _frame_of_blocks(arrays: list, columns: pd.Index, n: int) -> pd.DataFrame:
+    """:func:`_frame_of_arrays_public`, its blocks made here: what ``_from_arrays`` does less its checks of
+    arrays typed here already. It reproduces pandas' consolidation (``managers._form_blocks``): the columns of
+    one numpy dtype stacked into one 2-d block, their positions its placement, the dtypes in the order of
+    their first column; every extension array (a string column) a block of its own, grouped (as pandas does)
+    by the identity of its dtype. Columns of another kind (datetimes, numpy strings, 2-d extension arrays)
+    go to the public path. :data:`_frame_of_arrays` is this only when it made the frame the public path
+    makes, layout of blocks included (:func:`_frame_maker`)."""
+    groups: dict = {}
+    for i, a in enumerate(arrays):
+        dtype = a.dtype
+        key = dtype if isinstance(dtype, np.dtype) else id(dtype)
+        where = groups.get(key)
+        if where is None:
+            groups[key] = [i]
+        else:
+            where.append(i)
+    blocks = []
+    for where in groups.values():
+        first = arrays[where[0]]
+        if isinstance(first, np.ndarray):
+            if first.dtype.kind not in "biufcO":
+                return _frame_of_arrays_public(arrays, columns, n)
+            values = np.empty((len(where), n), dtype=first.dtype)
+            for j, i in enumerate(where):
+                values[j] = arrays[i]
+            blocks.append(_NumpyBlock(values, ndim=2, placement=_BlockPlacement(tuple(where))))
+        elif _get_block_type(first.dtype) is _ExtensionBlock and _is_1d_only_ea_dtype(first.dtype):
+            blocks += [_ExtensionBlock(arrays[i], ndim=2, placement=_BlockPlacement(i)) for i in where]
+        else:
+            return _frame_of_arrays_public(arrays, columns, n)
+    manager = _BlockManager(blocks, [columns, pd.RangeIndex(n)], verify_integrity=False)
+    manager._consolidate_inplace()  # (consolidated already: it records so, as after ``_from_arrays``)
+    return pd.DataFrame._from_mgr(manager, manager.axes)
+
+
+def _block_layout(frame: pd.DataFrame) -> list:
+    """A frame's blocks as pandas holds them: kind, dtype, placement, shape and memory order of each."""
+    return [(type(b), b.dtype, str(b.mgr_locs), b.values.shape,
+             b.values.flags.c_contiguous if isinstance(b.values, np.ndarray) else None)
+            for b in frame._mgr.blocks]
+
+
+def _frame_maker():
+    """:func:`_frame_of_blocks` when this pandas has the internals it uses and it makes the frame (values,
+    dtypes, labels, layout of blocks) the public path makes of a probe holding every kind of column the bank
+    has; else the public path."""
+    try:
+        probe = [np.array([True, False]), np.array([1, 2], dtype=np.int64), _typed(([1], ["a"]), {list}),
+                 _typed((None, "b"), {type(None), str}), np.array([False, True]), np.array([3, 4], dtype=np.int64),
+                 _typed((1.5, None), {float, type(None)})]
+        if _STR is not None:
+            flat = pa.array(["a", "", "b", "c"], type=pa.large_string())
+            probe += [_arrow_strings(flat.slice(0, 2)), _arrow_strings(flat.slice(2, 2))]
+        labels = pd.Index([f"c{i}" for i in range(len(probe))])
+        made, public = _frame_of_blocks(probe, labels.copy(), 2), _frame_of_arrays_public(probe, labels.copy(), 2)
+        pd.testing.assert_frame_equal(made, public, check_exact=True)
+        same = _block_layout(made) == _block_layout(public)
+    except (AttributeError, TypeError, ValueError, AssertionError, NameError):  # another pandas
+        return _frame_of_arrays_public
+    return _frame_of_blocks if same else _frame_of_arrays_public
 
 
 @lru_cache(maxsize=None)
@@ -301,6 +400,9 @@ def _typed(values: tuple, types: set[type]):
     if types == {list}:  # lists stay objects (one per cell, never a 2-d array as np.array would make)
         return np.fromiter(values, dtype=object, count=len(values))
     return pd.Series(list(values))._values
+
+
+_frame_of_arrays = _frame_maker()
 
 
 def _by_key_turns(drafts: list[Draft], rng: random.Random) -> list[Draft]:

@@ -69,6 +69,17 @@ def rows_with(rows: list, column: str, value) -> list:
     return [r for r in rows if not _missing(getattr(r, column)) and getattr(r, column) == value]
 
 
+def _grouped(rows: list, column: str) -> dict:
+    """The rows grouped by their ``column`` value, nulls left out, each group in row order: for every
+    value, what :func:`rows_with` keeps."""
+    out: dict = {}
+    for r in rows:
+        value = getattr(r, column)
+        if not _missing(value):
+            out.setdefault(value, []).append(r)
+    return out
+
+
 def _ids_by(rows: list, key) -> dict:
     """Row ids grouped by ``key(row)``, in row order."""
     out: dict = {}
@@ -93,11 +104,26 @@ def _strings(values: "pd.arrays.ArrowStringArray") -> np.ndarray:
     """``values.to_numpy(dtype=object)``: the strings, and the dtype's own null (NaN for ``str``, ``pd.NA``
     for ``string``) where missing. Read through Arrow in one conversion: pandas' own conversion of a column
     with nulls filters the array twice, which costs more than the rest of the clip's column reads."""
-    out = values.__arrow_array__().to_numpy(zero_copy_only=False)
+    arrow = values.__arrow_array__()
+    out = arrow.to_numpy(zero_copy_only=False)
     if out.dtype != object:  # (not a string column after all: pandas' conversion)
         return values.to_numpy(dtype=object)
-    out[np.equal(out, None)] = values.dtype.na_value
+    if arrow.null_count:  # (most columns have none: no search for them)
+        out[np.equal(out, None)] = values.dtype.na_value
     return out
+
+
+def _objects(values) -> np.ndarray:
+    """``values.to_numpy(dtype=object)``. A nullable integer or boolean column (``Int64``, ``boolean``) is
+    read from its values and mask (Python ints or bools, ``pd.NA`` where masked: what pandas' conversion
+    gives, at a fifth of its cost, which mostly goes to setting up warning filters)."""
+    data, mask = getattr(values, "_data", None), getattr(values, "_mask", None)
+    if (isinstance(values, pd.arrays.IntegerArray | pd.arrays.BooleanArray) and isinstance(data, np.ndarray)
+            and isinstance(mask, np.ndarray) and mask.shape == data.shape):
+        out = data.astype(object)
+        out[mask] = pd.NA
+        return out
+    return values.to_numpy(dtype=object)  # (another extension array, or the private fields moved)
 
 
 def _frame(data: dict[str, np.ndarray], index: pd.Index | None = None) -> pd.DataFrame:
@@ -174,7 +200,7 @@ class ClipView:
             elif isinstance(values, pd.arrays.ArrowStringArray):
                 got = _strings(values)
             else:
-                got = values.to_numpy(dtype=object)
+                got = _objects(values)
             self._arrays[column] = got
         return got
 
@@ -187,27 +213,36 @@ class ClipView:
         where = np.flatnonzero(mask)
         starts, ids = self._column("start_s")[where].tolist(), self._column("row_id")[where].tolist()
         where = where[sorted(range(len(where)), key=lambda i: (starts[i], ids[i]))]
-        data = {}
-        for column in self._COLUMNS[name]:
-            values = self._column(column)[where]
-            if column in self._INT_COLUMNS:
-                missing = pd.isna(values)
-                if missing.any():
-                    values = pd.array(np.where(missing, np.nan, values).astype(float), dtype="Int64")
-                else:
-                    values = values.astype(np.int64)
-            data[column] = values
-        return data
+        # (the class columns stay objects, Python ints and ``pd.NA``: what the records read; the frames type
+        # them, :func:`_typed`)
+        return {column: self._column(column)[where] for column in self._COLUMNS[name]}
 
     @staticmethod
     def _flag(values: np.ndarray) -> np.ndarray:
         """A nullable flag column as booleans (null counts as False: ``fillna(False).astype(bool)``)."""
         return np.array([False if _missing(v) else bool(v) for v in values.tolist()], dtype=bool)
 
-    @staticmethod
-    def _part(data: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
+    @classmethod
+    def _typed(cls, data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """A stream's arrays as its frames hold them: the class columns (:data:`_INT_COLUMNS`) as ``Int64``
+        when any of the stream's rows lacks one, else ``int64`` (the records read the object arrays: the
+        same Python ints and ``pd.NA``)."""
+        out = dict(data)
+        for column in cls._INT_COLUMNS:
+            values = data.get(column)
+            if values is None:
+                continue
+            missing = pd.isna(values)
+            if missing.any():
+                out[column] = pd.array(np.where(missing, np.nan, values).astype(float), dtype="Int64")
+            else:
+                out[column] = values.astype(np.int64)
+        return out
+
+    @classmethod
+    def _part(cls, data: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
         """The rows where ``keep``, keeping their index in the stream's frame (as a boolean filter would)."""
-        return _frame({c: v[keep] for c, v in data.items()}, pd.RangeIndex(len(keep))[keep])
+        return _frame({c: v[keep] for c, v in cls._typed(data).items()}, pd.RangeIndex(len(keep))[keep])
 
     def _split(self, name: str, flag: str) -> tuple[dict[str, np.ndarray], np.ndarray, dict, dict]:
         """A flagged stream's column arrays, its flag as booleans, and the arrays of the rows flagged and not."""
@@ -240,7 +275,7 @@ class ClipView:
     # --- the row groups as frames (for callers that want pandas; do not modify them) ----------------
     @cached_property
     def sounds(self) -> pd.DataFrame:
-        return _frame(self._sound_data[0])
+        return _frame(self._typed(self._sound_data[0]))
 
     @cached_property
     def categorised(self) -> pd.DataFrame:
@@ -264,15 +299,15 @@ class ClipView:
 
     @cached_property
     def tracks(self) -> pd.DataFrame:
-        return _frame(self._track_data)
+        return _frame(self._typed(self._track_data))
 
     @cached_property
     def activities(self) -> pd.DataFrame:
-        return _frame(self._activity_data)
+        return _frame(self._typed(self._activity_data))
 
     @cached_property
     def recipe_steps(self) -> pd.DataFrame:
-        return _frame(self._step_data)
+        return _frame(self._typed(self._step_data))
 
     # --- the rows as plain tuples and arrays (read once per view) -----------------------------------
     @cached_property
@@ -320,6 +355,12 @@ class ClipView:
     def _unlabelled_spans(self) -> tuple[np.ndarray, np.ndarray]:
         n = self._narration_data[3]
         return n["start_s"], n["stop_s"]
+
+    def rows_by(self, records: str, column: str) -> dict:
+        """The records named ``records`` (e.g. ``"narration_records"``) grouped by ``column`` (nulls left
+        out, each group in record order): :func:`rows_with` of every value at once, read once per view
+        (do not modify)."""
+        return self.memo(("rows_by", records, column), lambda: _grouped(getattr(self, records), column))
 
     # --- sounds ------------------------------------------------------------------------------------
     @cached_property
@@ -416,8 +457,14 @@ class ClipView:
         """
         objects = self.objects_of(anchor)
         own = self.pair(anchor)
-        later = [r for r in self.narration_records if r.start_s > anchor.start_s and self.pair(r) != own
-                 and (not shares_object or bool(self.objects_of(r) & objects))]
+        after = anchor.start_s
+        pairs, involved = self.narration_pairs, self._narration_objects if shares_object else None
+        later = []  # the first two that qualify, in record order (only they decide)
+        for i, r in enumerate(self.narration_records):
+            if r.start_s > after and pairs[i] != own and (not shares_object or bool(involved[i] & objects)):
+                later.append(r)
+                if len(later) == 2:
+                    break
         if not later:
             return None, ("no later action in the window involves an object of the cued action" if shares_object
                           else "no later action in the window")
@@ -443,11 +490,27 @@ class ClipView:
         return out
 
     @cached_property
-    def first_narration_of(self) -> dict[tuple[int, int], object]:
-        out: dict[tuple[int, int], object] = {}
-        for r in self.narration_records:
-            out.setdefault(self.pair(r), r)
+    def narration_pairs(self) -> list[tuple[int, int]]:
+        """:meth:`pair` of each labelled narration, in record order (worked out once per view)."""
+        return [self.pair(r) for r in self.narration_records]
+
+    @cached_property
+    def _narration_objects(self) -> list[set[int]]:
+        """:meth:`objects_of` each labelled narration, in record order (do not modify the sets)."""
+        return [self.objects_of(r) for r in self.narration_records]
+
+    @cached_property
+    def narrations_by_pair(self) -> dict[tuple[int, int], list]:
+        """The labelled narrations of each (verb, noun) pair, in record order; the pairs in the order they
+        first occur (do not modify)."""
+        out: dict[tuple[int, int], list] = {}
+        for pair, r in zip(self.narration_pairs, self.narration_records):
+            out.setdefault(pair, []).append(r)
         return out
+
+    @cached_property
+    def first_narration_of(self) -> dict[tuple[int, int], object]:
+        return {pair: rows[0] for pair, rows in self.narrations_by_pair.items()}
 
     # --- where each value occurs (rows in frame order), for option texts and pools ------------------
     @cached_property

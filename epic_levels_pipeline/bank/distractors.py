@@ -14,6 +14,7 @@ variant of one subtype can be generated side by side.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
@@ -220,16 +221,18 @@ def _indexed(view: ClipView, listed: list[tuple]) -> tuple[list[tuple], Callable
 def _deleted(a: np.ndarray, at) -> np.ndarray:
     """``np.delete(a, at)`` for a 1-d array and non-negative positions (repeats deleted once), without
     ``np.delete``'s argument handling, which costs more than the deletion on pools of a few thousand."""
-    keep = np.ones(len(a), dtype=bool)
+    keep = np.empty(len(a), dtype=bool)
+    keep.fill(True)  # (``np.ones`` is these two calls behind a Python function, which costs more than they do)
     keep[at] = False
     return a[keep]
 
 
 def _found(ascending: np.ndarray, values: list[int]) -> np.ndarray:
     """Where ``values`` stand in the ascending array of distinct ints (those it holds): ``np.isin``'s hits."""
-    at = np.searchsorted(ascending, values)
+    values = np.asarray(values)  # (read once, searched by the method: ``np.searchsorted`` is a wrapper of it)
+    at = ascending.searchsorted(values)
     inside = at < len(ascending)
-    return at[inside][ascending[at[inside]] == np.asarray(values)[inside]]
+    return at[inside][ascending[at[inside]] == values[inside]]
 
 
 def _absent_positions(view: ClipView, kind: str, t: _Table) -> np.ndarray:
@@ -443,8 +446,12 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     taken: list[Candidate] = []
     taken_at: set[int] = set()
 
+    made, make = source._made, source._make
+
     def admit(p: int) -> bool:
-        cand = source.get(p)
+        cand = made.get(p)  # (:meth:`_Source.get` inline: a draw makes a few candidates of thousands)
+        if cand is None:
+            cand = made[p] = make(p)
         cand.text = cand.text or render(view, cand.value)
         if not beside.join(cand.text):
             return False
@@ -454,13 +461,14 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         taken_at.add(p)
         return True
 
-    def take(side: list[int], want: int) -> bool:
+    def take(side: np.ndarray, want: int) -> bool:
         got = 0
-        for p in side:
-            if got == want:
-                break
-            if p not in taken_at and admit(p):
-                got += 1
+        if want:
+            for p in _ints(side):
+                if p not in taken_at and admit(p):
+                    got += 1
+                    if got == want:
+                        break
         return got == want
 
     ranked = rule == "uniform_rank" and has_prior(draft.answer.value)
@@ -479,14 +487,15 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
                                 "no frequency-matched options")
     beside = OptionSet(option_texts(view.catalogue), draft.answer.text,  # the key's text and those taken
                        CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS)
-    order = list(range(n))  # positions in the source; shuffled as the candidates themselves would be
+    order = _positions(n)  # positions in the source; shuffled as the candidates themselves would be
     if rng is not None:
         shuffle(rng, order)
     if ranked:
-        shuffled = np.array(order, dtype=np.int64)
-        fs = f[shuffled] if n else f
-        sides = {"higher": shuffled[fs > key_f].tolist(), "equal": shuffled[fs == key_f].tolist(),
-                 "lower": shuffled[fs < key_f].tolist()}
+        # ``np.array(order, dtype=np.int64)``: packed as 64-bit ints first (``np.array`` looks at every item's
+        # type first, at almost three times the instructions on pools of a thousand)
+        shuffled = np.frombuffer(struct.pack(f"{n}q", *order), dtype=np.int64)
+        fs = f[shuffled]
+        sides = {"higher": shuffled[fs > key_f], "equal": shuffled[fs == key_f], "lower": shuffled[fs < key_f]}
         drawn = int(rng.randrange(N_DISTRACTORS + 1)) if rng is not None else 0
         # Designs, best first: all three as frequent as the key (both priors exactly at chance), then the
         # drawn rank (``drawn`` distractors more frequent, the rest less), then the other ranks in a seeded order.
@@ -495,6 +504,8 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
             rng.shuffle(others)
         designs = [{"equal": N_DISTRACTORS}] + [{"higher": k, "lower": N_DISTRACTORS - k} for k in [drawn] + others]
         for design in designs:
+            if any(len(sides[side]) < want for side, want in design.items()):
+                continue  # (it cannot be filled: drawing for it would only make candidates and drop them)
             taken.clear()
             taken_at.clear()
             beside.clear()
@@ -512,6 +523,26 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         if p not in taken_at:
             admit(p)
     return Drawn(taken, n)
+
+
+_RANGE: list[int] = []  # ``list(range(k))`` for the largest pool seen (:func:`_positions`)
+
+
+def _positions(n: int) -> list[int]:
+    """``list(range(n))``, sliced from one such list kept for the purpose: a slice shares its ints, where
+    ``range`` makes every int above 256 anew (ten times the cost on pools of a thousand)."""
+    global _RANGE
+    if n > len(_RANGE):
+        _RANGE = list(range(max(n, 2 * len(_RANGE))))
+    return _RANGE[:n]
+
+
+def _ints(a: np.ndarray, first: int = 8):
+    """``a.tolist()``'s ints one by one, the rest converted only if the first ``first`` do not do: a draw
+    looks at a few positions of a side that may hold thousands."""
+    yield from a[:first].tolist()
+    if len(a) > first:
+        yield from a[first:].tolist()
 
 
 def offered(strategy: str, view: ClipView, draft) -> _Source:

@@ -112,14 +112,14 @@ class OptionSet:
 
     def __init__(self, texts: OptionTexts, first: str, entity: bool = False):
         self._texts = texts
+        self._memo = texts._memo  # (looked up first by :meth:`join`: most texts were read before)
         self._first = first
         self._entity = entity
         self.clear()
 
     def clear(self) -> None:
         """Back to the first text alone."""
-        self._by_word: dict[str, list[str]] = {}  # the texts holding each word
-        self._members: dict[str, tuple[dict, frozenset | None, str]] = {}  # their :meth:`OptionTexts.words`
+        self._by_word: dict[str, list[tuple]] = {}  # the :meth:`OptionTexts.words` of the texts holding each word
         self._wordless = 0
         self.add(self._first)
 
@@ -128,35 +128,49 @@ class OptionSet:
         return self._clashes(self._texts.words(text))
 
     def add(self, text: str) -> None:
-        self._add(text, self._texts.words(text))
+        self._add(self._texts.words(text))
 
     def join(self, text: str) -> bool:
-        """Add ``text`` unless it clashes with a text in the set; whether it was added (its words read once)."""
-        mine = self._texts.words(text)
-        if self._clashes(mine):
+        """Add ``text`` unless it clashes with a text in the set; whether it was added (its words read once).
+        (:meth:`_clashes` then :meth:`_add`, their common case inline: a draw joins thousands of texts.)"""
+        mine = self._memo.get(text) or self._texts.words(text)
+        words = mine[0]
+        by_word = self._by_word
+        if not words:
+            if self._wordless:
+                return False
+            self._wordless = 1
+            return True
+        if not by_word.keys().isdisjoint(words) and self._shares_clash(mine):
             return False
-        self._add(text, mine)
+        for word in words:
+            held = by_word.get(word)
+            if held is None:
+                by_word[word] = [mine]
+            else:
+                held.append(mine)
         return True
 
     def _clashes(self, mine: tuple[dict, frozenset | None, str]) -> bool:
-        words = mine[0]
-        if not words:
+        if not mine[0]:
             return self._wordless > 0
-        by_word = self._by_word
-        if by_word.keys().isdisjoint(words):  # the common case, decided without a loop
+        if self._by_word.keys().isdisjoint(mine[0]):  # the common case, decided without a loop
             return False
-        members, clash, entity = self._members, OptionTexts._clash, self._entity
-        for word in words:  # (a member sharing two words may be compared twice: the answer is the same)
+        return self._shares_clash(mine)
+
+    def _shares_clash(self, mine: tuple[dict, frozenset | None, str]) -> bool:
+        """Does ``mine`` (with words) clash with a member sharing one of its words?"""
+        by_word, clash, entity = self._by_word, OptionTexts._clash, self._entity
+        for word in mine[0]:  # (a member sharing two words may be compared twice: the answer is the same)
             for member in by_word.get(word, ()):
-                if clash(mine, members[member], entity):
+                if clash(mine, member, entity):
                     return True
         return False
 
-    def _add(self, text: str, mine: tuple[dict, frozenset | None, str]) -> None:
-        self._members[text] = mine
+    def _add(self, mine: tuple[dict, frozenset | None, str]) -> None:
         self._wordless += not mine[0]
         for word in mine[0]:
-            self._by_word.setdefault(word, []).append(text)
+            self._by_word.setdefault(word, []).append(mine)
 
 
 def _head(stems: list[str]) -> str:

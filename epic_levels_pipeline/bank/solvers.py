@@ -194,7 +194,7 @@ def _sound_order(view: ClipView, params: dict, candidates: list[str]) -> list[bo
 
 def anchored_next(view: ClipView, params: dict):
     pair = tuple(params["anchor_pair"])
-    rows = [r for r in view.narration_records if view.pair(r) == pair]
+    rows = view.narrations_by_pair.get(pair, [])
     if len(rows) != 1:
         return None
     nxt, _ = view.next_narration(rows[0])
@@ -241,10 +241,12 @@ def _object_presence(view: ClipView, params: dict, candidates: list[str]) -> lis
 
 def objects_near(view: ClipView, instant: float, width: float) -> set[str]:
     """Objects whose movement comes within ``width`` seconds of ``instant`` (worked out once per instant
-    and view: the cue seconds of every track ask about the same seconds; do not modify the set)."""
+    and view: the cue seconds of every track ask about the same seconds; do not modify the set). A loop
+    over the track records: a clip has a few tracks, too few for a numpy mask over :attr:`ClipView.track_spans`
+    to pay its set-up (the same comparisons of the same floats, so the same names in the same order)."""
     def near() -> set[str]:
-        starts, stops, names = view.track_spans
-        return set(names[(starts < instant + width) & (stops > instant - width)].tolist())
+        high, low = instant + width, instant - width
+        return {r.object_name for r in view.track_records if r.start_s < high and r.stop_s > low}
 
     return view.memo(("objects_near", instant, width), near)
 
@@ -271,23 +273,26 @@ def next_object_or_why(view: ClipView, anchor: str):
     other object whose movement starts after the anchor's, inside the window, and no second one starts
     within 0.5 s of it ("next" would be ambiguous)."""
     clip = view.clip
-    starts, _, names = view.track_spans
-    inside = (starts >= clip.start_s) & (starts < clip.end_s)
-    is_anchor = np.array([isinstance(n, str) and n == anchor for n in names.tolist()], dtype=bool)
-    if is_anchor.sum() != 1:
+    tracks = view.track_records
+    is_anchor = [isinstance(r.object_name, str) and r.object_name == anchor for r in tracks]
+    if sum(is_anchor) != 1:
         return None, "the anchor object is moved more than once in the window: 'after moving it' is ambiguous"
-    anchor_at = np.flatnonzero(inside & is_anchor)
-    if len(anchor_at) != 1:
+    a = is_anchor.index(True)
+    after = tracks[a].start_s
+    if not clip.start_s <= after < clip.end_s:
         return None, "the anchor object's movement starts before the window"
-    a = int(anchor_at[0])
-    later = np.flatnonzero(inside & (starts > starts[a]) & ~is_anchor)
-    later = later[np.argsort(starts[later], kind="quicksort")]  # as ``sort_values("start_s")`` orders them
-    if not len(later):
+    # The other movements starting after the anchor's, inside the window. Only the earliest start and the
+    # one after it decide (the first two of ``sort_values("start_s")``): when the earliest start is shared
+    # the answer is "ambiguous" whichever comes first, so the order among equal starts does not matter.
+    # (A loop over the clip's few tracks: numpy masks cost more than they save here.)
+    later = [i for i, r in enumerate(tracks)
+             if not is_anchor[i] and clip.start_s <= r.start_s < clip.end_s and r.start_s > after]
+    if not later:
         return None, "no other object's movement starts after the anchor's in the window"
-    b = int(later[0])
-    if len(later) > 1 and starts[later[1]] - starts[b] < 0.5:
+    b = min(later, key=lambda i: tracks[i].start_s)  # the first of the earliest (unique when it matters)
+    if len(later) > 1 and min(tracks[i].start_s for i in later if i != b) - tracks[b].start_s < 0.5:
         return None, "two objects start moving within 0.5 s of each other: 'next' is ambiguous"
-    return (view.track_records[a], view.track_records[b]), ""
+    return (tracks[a], tracks[b]), ""
 
 
 @solver("medium_object_order")

@@ -14,7 +14,7 @@ import pandas as pd
 from hypothesis import given, settings, strategies as st
 
 from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
-from epic_levels_pipeline.bank.clip_view import ClipView, _frame, _records_of, _strings, records
+from epic_levels_pipeline.bank.clip_view import ClipView, _frame, _missing, _objects, _records_of, _strings, records, rows_with
 
 
 
@@ -100,3 +100,74 @@ def test_string_columns_read_as_pandas_converts_them(values, dtype, skip):
     array = pd.Series(values, dtype=dtype).array[skip:]
     got, want = _strings(array), array.to_numpy(dtype=object)
     assert got.dtype == want.dtype and _same(got.tolist(), want.tolist())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.integers(-5, 300)), max_size=8), st.sampled_from(["Int64", "boolean"]),
+       st.integers(0, 3))
+def test_nullable_columns_read_as_pandas_converts_them(values, dtype, skip):
+    """The values-and-mask path of nullable integer and boolean columns gives what
+    ``to_numpy(dtype=object)`` gives (Python ints or bools, ``pd.NA``), also on a slice."""
+    if dtype == "boolean":
+        values = [None if v is None else v % 2 == 0 for v in values]
+    array = pd.array(values, dtype=dtype)[skip:]
+    got, want = _objects(array), array.to_numpy(dtype=object)
+    assert got.dtype == want.dtype and _same(got.tolist(), want.tolist())
+
+
+def _old_next_narration(view, anchor, shares_object):
+    """:meth:`ClipView.next_narration` as it read every later row (the reference for the early stop)."""
+    objects, own = view.objects_of(anchor), view.pair(anchor)
+    later = [r for r in view.narration_records if r.start_s > anchor.start_s and view.pair(r) != own
+             and (not shares_object or bool(view.objects_of(r) & objects))]
+    if not later:
+        return None, "none"
+    if len(later) > 1 and later[1].start_s - later[0].start_s < 0.5:
+        return None, "ambiguous"
+    gap = view._unlabelled_spans[0]
+    if ((gap > anchor.start_s) & (gap < later[0].start_s)).any():
+        return None, "unverifiable"
+    return later[0], ""
+
+
+def test_view_groupings_equal_the_row_filters_they_replace(bundled):
+    ann, cat = bundled
+    for clip in read_manifest(ROOT / "data" / "clips.csv"):
+        view = ClipView(clip, clip_annotations(ann, clip), cat)
+        for records, column in [("categorised_records", "sound_class"), ("narration_records", "noun_class"),
+                                ("track_records", "object_name"), ("activity_records", "label")]:
+            rows = getattr(view, records)
+            groups = view.rows_by(records, column)
+            assert set(groups) == {getattr(r, column) for r in rows if not _missing(getattr(r, column))}
+            for value, group in groups.items():
+                assert group == rows_with(rows, column, value)
+        pairs = view.narrations_by_pair
+        assert view.narration_pairs == [view.pair(r) for r in view.narration_records]
+        for pair, group in pairs.items():
+            assert group == [r for r in view.narration_records if view.pair(r) == pair]
+        for anchor in view.narration_records:
+            for shares in (False, True):
+                got, why = view.next_narration(anchor, shares_object=shares)
+                want, old_why = _old_next_narration(view, anchor, shares)
+                assert got is want and bool(why) == bool(old_why), (clip.key, anchor.row_id, shares)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 40), st.floats(0, 5), st.sampled_from(["knife", "bowl", "pan", "lid"])),
+                max_size=8), st.floats(0, 40), st.sampled_from([0.5, 1.0, 1.5]))
+def test_objects_near_is_the_numpy_reading_of_the_spans(tracks, instant, width):
+    """The loop over track records names the objects the mask over the span arrays names, in its order."""
+    from types import SimpleNamespace
+
+    from epic_levels_pipeline.bank.clip_view import _row_type
+    from epic_levels_pipeline.bank.solvers import objects_near
+
+    Row = _row_type(("start_s", "stop_s", "object_name"))
+    records = [Row(a, a + d, n) for a, d, n in tracks]
+    view = SimpleNamespace(track_records=records, memo=lambda name, build: build())
+    starts = np.array([r.start_s for r in records], dtype=float)
+    stops = np.array([r.stop_s for r in records], dtype=float)
+    names = np.array([r.object_name for r in records], dtype=object)
+    want = set(names[(starts < instant + width) & (stops > instant - width)].tolist())
+    got = objects_near(view, instant, width)
+    assert got == want and list(got) == list(want)

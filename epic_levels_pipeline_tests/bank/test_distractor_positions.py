@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from epic_levels_pipeline.bank.distractors import _deleted, _found, _places, _without
+from epic_levels_pipeline.bank.distractors import _deleted, _found, _ints, _places, _positions, _without
 
 
 @settings(max_examples=300, deadline=None)
@@ -36,3 +36,23 @@ def test_deleted_is_np_delete(values, data):
     assert got.dtype == expected.dtype
     unique = sorted(set(at))
     np.testing.assert_array_equal(_deleted(np.arange(len(a)), unique), np.delete(np.arange(len(a)), unique))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 3000), max_size=8))
+def test_positions_are_a_fresh_range(sizes):
+    """The positions a draw shuffles equal ``list(range(n))``, whatever was asked before, and are its own list."""
+    for n in sizes:
+        got = _positions(n)
+        assert got == list(range(n))
+        got.reverse()  # (a shuffle permutes it in place: the next draw's positions are untouched)
+        assert _positions(n) == list(range(n))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 5000), max_size=40), st.integers(0, 10))
+def test_ints_are_tolist(values, first):
+    """A side read lazily yields ``tolist()``'s Python ints, in order."""
+    a = np.array(values, dtype=np.int64)
+    got = list(_ints(a, first))
+    assert got == a.tolist() and all(type(x) is int for x in got)

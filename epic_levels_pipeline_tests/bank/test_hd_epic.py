@@ -226,3 +226,51 @@ def test_plurals_in_oes_are_the_same_entity():
 
     assert clash("bag of potatoes", "potato", entity=True) and clash("tomatoes", "tomato")
     assert clash("shoes", "shoe") and not clash("shoe", "potato")
+
+
+def _numpy_next_object_or_why(clip, tracks, anchor):
+    """:func:`next_object_or_why` as numpy masks over the span arrays and ``argsort`` (the reference)."""
+    import numpy as np
+
+    starts = np.array([r.start_s for r in tracks], dtype=float)
+    names = np.array([r.object_name for r in tracks], dtype=object)
+    inside = (starts >= clip.start_s) & (starts < clip.end_s)
+    is_anchor = np.array([isinstance(n, str) and n == anchor for n in names.tolist()], dtype=bool)
+    if is_anchor.sum() != 1:
+        return None, "more than once"
+    anchor_at = np.flatnonzero(inside & is_anchor)
+    if len(anchor_at) != 1:
+        return None, "before"
+    a = int(anchor_at[0])
+    later = np.flatnonzero(inside & (starts > starts[a]) & ~is_anchor)
+    later = later[np.argsort(starts[later], kind="quicksort")]
+    if not len(later):
+        return None, "none"
+    b = int(later[0])
+    if len(later) > 1 and starts[later[1]] - starts[b] < 0.5:
+        return None, "ambiguous"
+    return (tracks[a], tracks[b]), ""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([55.0, 60.0, 61.0, 61.25, 62.0, 70.0, 89.5, 90.0, float("nan")]),
+                          st.sampled_from(OBJECTS[:4] + [None])), max_size=9))
+def test_next_object_loop_equals_the_numpy_reading(spans):
+    """The loop over track records finds what the masks and the sort found: the same tracks, or no
+    question for the same reason (ties on the earliest start included: "ambiguous" either way)."""
+    from types import SimpleNamespace
+
+    from epic_levels_pipeline.bank.clip_view import _row_type
+
+    Row = _row_type(("row_id", "start_s", "stop_s", "object_name"))
+    tracks = [Row(f"t{i}", s, s + 1.0, n) for i, (s, n) in enumerate(spans)]
+    view = SimpleNamespace(clip=WINDOW, track_records=tracks)
+    reasons = {"more than once": "more than once", "before": "before the window", "none": "no other object",
+               "ambiguous": "within 0.5 s"}
+    for anchor in OBJECTS[:4]:
+        got, why = next_object_or_why(view, anchor)
+        want, want_why = _numpy_next_object_or_why(WINDOW, tracks, anchor)
+        if want is None:
+            assert got is None and reasons[want_why] in why, (anchor, spans, why)
+        else:
+            assert got[0] is want[0] and got[1] is want[1] and why == ""

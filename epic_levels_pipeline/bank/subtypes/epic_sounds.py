@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...annotations.language import action_phrase, cue_phrase, seconds_phrase
 from .. import cues, solvers as S
-from ..clip_view import ClipView, _missing, rows_with
+from ..clip_view import ClipView, _missing
 from ..cues import CUE_CLEAR_S, CUE_COVER_S
 from ..distractors import Candidate
 from ..levels import Evidence, moments, outside_window
@@ -23,7 +23,7 @@ def gen_sound_presence(view: ClipView):
     classes = sorted(view.present_sound_classes)
     stand_alone = len(classes) == 1 and not len(view.uncategorised_records)
     for c in classes:
-        rows = rows_with(view.categorised_records, "sound_class", c)
+        rows = view.rows_by("categorised_records", "sound_class")[c]
         yield Draft(
             "easy_sound_presence", {}, "Which of these sounds can be heard in the clip?",
             "What sound can be heard in the clip?", "{option} can be heard during this clip.",
@@ -41,7 +41,7 @@ def gen_sound_object(view: ClipView):
         return
     stand_alone = len(view.present_noun_classes) == 1 and not len(view.unlabelled_records)
     for n in nouns:
-        rows = rows_with(view.narration_records, "noun_class", n)
+        rows = view.rows_by("narration_records", "noun_class")[n]
         yield Draft(
             "easy_sound_object", {}, "Which of these objects does the camera wearer handle during the clip?",
             "Which object does the camera wearer handle during the clip?",
@@ -63,7 +63,7 @@ def gen_action_presence(view: ClipView):
         return
     stand_alone = len(actions) == 1 and not len(view.unlabelled_records)
     for v, n in actions:
-        rows = [r for r in view.narration_records if view.pair(r) == (v, n)]
+        rows = view.narrations_by_pair[(v, n)]
         yield Draft(
             "easy_sound_action", {}, "Which of these actions does the camera wearer do during the clip?",
             "What does the camera wearer do during the clip?",
@@ -341,12 +341,9 @@ def gen_action_next(view: ClipView):
     if len(narr) < 2:
         yield _skip("fewer than two labelled actions in the window")
         return
-    counts: dict[tuple[int, int], int] = {}
-    for r in narr:
-        counts[view.pair(r)] = counts.get(view.pair(r), 0) + 1
-    for r in narr:
-        pair = view.pair(r)
-        if counts[pair] != 1:
+    by_pair = view.narrations_by_pair
+    for r, pair in zip(narr, view.narration_pairs):
+        if len(by_pair[pair]) != 1:
             yield _skip("the anchor action is done more than once in the window: 'after' it is ambiguous")
             continue
         found = S.anchored_next(view, {"anchor_pair": list(pair)})

@@ -98,7 +98,7 @@ def gen_easy_object(view: ClipView):
         return
     stand_alone = len(names) == 1
     for name in names:
-        rows = rows_with(view.track_records, "object_name", name)
+        rows = view.rows_by("track_records", "object_name")[name]
         yield Draft(
             "easy_object", {}, "Which of these objects does the camera wearer move during the clip?",
             "Which object does the camera wearer move during the clip?",
@@ -114,8 +114,13 @@ def cue_seconds(view: ClipView, row) -> list[int]:
     """The whole seconds N at which "about N seconds into the clip" may ask about the track ``row``
     (:func:`.cues.cue_seconds`); best first: the fewest other objects moving within ±:data:`CUE_CLEAR_S`
     of N (more of the clip's objects stay available as options)."""
-    return cues.cue_seconds(view.clip, row.start_s, row.stop_s,
-                            lambda t: len(S.objects_near(view, t, CUE_CLEAR_S) - {row.object_name}))
+    name = row.object_name
+
+    def crowding(t: float) -> int:  # len(near - {name}), without making the difference
+        near = S.objects_near(view, t, CUE_CLEAR_S)
+        return len(near) - (name in near)
+
+    return cues.cue_seconds(view.clip, row.start_s, row.stop_s, crowding)
 
 
 def gen_object_moment(view: ClipView):

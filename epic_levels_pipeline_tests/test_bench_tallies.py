@@ -1,0 +1,42 @@
+"""The question-bank benchmark tallies a clip's questions from column lists read without building a Series:
+they equal ``frame[name].tolist()`` for every column of real question frames, an empty one and frames of
+other column types."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+from epic_levels_pipeline.bank.build import build_bank
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_question_bank", ROOT / "bench" / "question_bank.py")
+    module = sys.modules.setdefault(spec.name, importlib.util.module_from_spec(spec))  # (its dataclasses look it up)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _same(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(type(x) is type(y) and (x is y or pd.isna(x) is pd.isna(y) is True or x == y)
+                                    for x, y in zip(a, b))
+
+
+def test_column_lists_equal_the_series_lists(bundled):
+    column_list = _bench().column_list
+    ann, cat = bundled
+    frames = [build_bank(clip, clip_annotations(ann, clip), cat).questions for clip in read_manifest(ROOT / "data" / "clips.csv")[:6]]
+    frames.append(pd.DataFrame([], columns=["subtype", "level", "distractor_strategy"]))
+    frames.append(pd.DataFrame({"subtype": pd.array(["a", None], dtype="str"), "level": pd.array([1, None], dtype="Int64"),
+                                "distractor_strategy": np.array([1.5, np.nan]), "x": [["a"], None]}))
+    assert any(len(f) for f in frames)
+    for frame in frames:
+        for name in frame.columns:
+            assert _same(column_list(frame, name), frame[name].tolist()), name
