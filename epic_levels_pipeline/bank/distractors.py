@@ -14,6 +14,7 @@ variant of one subtype can be generated side by side.
 
 from __future__ import annotations
 
+import operator
 import struct
 from dataclasses import asdict, dataclass, field
 from typing import Callable
@@ -156,11 +157,11 @@ class _Source:
         idx = _deleted(np.arange(len(listed)), drop) if drop else np.arange(len(listed))
 
         def make(p: int) -> Candidate:
-            value, rows, note = listed[int(idx[p])]
+            value, rows, note = listed[idx.item(p)]  # (``int(idx[p])``: no numpy scalar made)
             text = "" if texts is None else texts.get(value) or texts.setdefault(value, render(view, value))
             return Candidate(value, text, strategy, present, [] if rows is None else list(rows), note)
 
-        return cls(idx, freq[idx], make, lambda p: listed[int(idx[p])][0])
+        return cls(idx, freq[idx], make, lambda p: listed[idx.item(p)][0])
 
     @classmethod
     def of_table(cls, view: ClipView, table: _Table, base: np.ndarray, draft, strategy: str, present: bool = False,
@@ -183,13 +184,13 @@ class _Source:
         texts = None if present else _absent_texts(view)
 
         def make(p: int) -> Candidate:
-            i = int(idx[p])
+            i = idx.item(p)  # (``int(idx[p])`` without the numpy scalar between: half the cost)
             value = table.values[i]
             text = "" if texts is None else texts.get(value) or texts.setdefault(value, render(view, value))
             said = first_note if p < first else table.note if note is None else note(i)
             return Candidate(value, text, strategy, present, list(table.rows[i]), said)
 
-        return cls(idx, table.freq[idx], make, lambda p: table.values[int(idx[p])])
+        return cls(idx, table.freq[idx], make, lambda p: table.values[idx.item(p)])
 
 
 def _absent_texts(view: ClipView) -> dict[str, str]:
@@ -461,10 +462,10 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         taken_at.add(p)
         return True
 
-    def take(side: np.ndarray, want: int) -> bool:
+    def take(side: Callable[[str], np.ndarray], name: str, want: int) -> bool:
         got = 0
         if want:
-            for p in _ints(side):
+            for p in _ints(side(name)):
                 if p not in taken_at and admit(p):
                     got += 1
                     if got == want:
@@ -495,7 +496,17 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         # type first, at almost three times the instructions on pools of a thousand)
         shuffled = np.frombuffer(struct.pack(f"{n}q", *order), dtype=np.int64)
         fs = f[shuffled]
-        sides = {"higher": shuffled[fs > key_f], "equal": shuffled[fs == key_f], "lower": shuffled[fs < key_f]}
+        # The shuffled positions on each side of the key's frequency, picked out only for a side a design
+        # draws from (most draws try one or two of the three); how many each holds is known already.
+        held = {"higher": higher, "equal": n - higher - lower, "lower": lower}
+        sides: dict[str, np.ndarray] = {}
+
+        def side(name: str) -> np.ndarray:
+            got = sides.get(name)
+            if got is None:
+                got = sides[name] = shuffled[_SIDES[name](fs, key_f)]
+            return got
+
         drawn = int(rng.randrange(N_DISTRACTORS + 1)) if rng is not None else 0
         # Designs, best first: all three as frequent as the key (both priors exactly at chance), then the
         # drawn rank (``drawn`` distractors more frequent, the rest less), then the other ranks in a seeded order.
@@ -504,12 +515,12 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
             rng.shuffle(others)
         designs = [{"equal": N_DISTRACTORS}] + [{"higher": k, "lower": N_DISTRACTORS - k} for k in [drawn] + others]
         for design in designs:
-            if any(len(sides[side]) < want for side, want in design.items()):
+            if any(held[name] < want for name, want in design.items()):
                 continue  # (it cannot be filled: drawing for it would only make candidates and drop them)
             taken.clear()
             taken_at.clear()
             beside.clear()
-            if all(take(sides[side], want) for side, want in design.items()):
+            if all(take(side, name, want) for name, want in design.items()):
                 break
         else:
             taken.clear()
@@ -524,6 +535,9 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
             admit(p)
     return Drawn(taken, n)
 
+
+# Which side of the key's corpus frequency a candidate's frequency is on (:func:`pool`'s ranked draw).
+_SIDES = {"higher": operator.gt, "equal": operator.eq, "lower": operator.lt}
 
 _RANGE: list[int] = []  # ``list(range(k))`` for the largest pool seen (:func:`_positions`)
 
