@@ -106,9 +106,14 @@ def _places(keys: np.ndarray) -> dict[int, list[int]]:
 def _without(n: int, places: dict[int, list[int]], present) -> np.ndarray:
     """``~np.isin(keys, present)`` for the keys whose :func:`_places` these are: only the present ones looked at."""
     mask = np.ones(n, dtype=bool)
-    for key in present:
-        mask[places.get(key, [])] = False
+    mask[_placed(places, present)] = False
     return mask
+
+
+def _placed(places: dict, keys) -> list[int]:
+    """Every place of the ``keys`` (:func:`_places`, or any such index by key) in one list: a mask cleared
+    with it in one assignment clears what one assignment per key clears, at the cost of one."""
+    return [i for key in keys for i in places.get(key, ())]
 
 
 def _code(pair: tuple[int, int]) -> int:
@@ -180,7 +185,8 @@ class _Source:
             first -= int(np.count_nonzero(hit[:first]))  # where the ``first`` positions end without them
             idx = base[~hit]
         else:
-            idx = _deleted(base, _found(base, drop))
+            at = _found(base, drop)  # (mostly none: an absent pool rarely holds the key or an exclusion)
+            idx = _deleted(base, at) if len(at) else base
         texts = None if present else _absent_texts(view)
 
         def make(p: int) -> Candidate:
@@ -249,8 +255,7 @@ def _absent_positions(view: ClipView, kind: str, t: _Table) -> np.ndarray:
             i = t.position.get(f"activity:{label}")
             if i is not None:
                 mask[i] = False
-        for name in view.present_objects:
-            mask[t.by_object.get(name, [])] = False
+        mask[_placed(t.by_object, view.present_objects)] = False
     return np.flatnonzero(mask)
 
 
@@ -266,8 +271,7 @@ def _absent_objects(view: ClipView, t: _Table) -> tuple[np.ndarray, int]:
     are compared. Objects of the same video come first (plausible in this kitchen); when they are fewer
     than 12, every absent object of the catalogue follows, the same video's again among them."""
     mask = np.ones(len(t.values), dtype=bool)
-    for c in {object_class(view.catalogue, n) for n in view.present_objects}:
-        mask[t.by_class.get(c, [])] = False
+    mask[_placed(t.by_class, {object_class(view.catalogue, n) for n in view.present_objects})] = False
     for name in view.present_objects:
         i = t.position.get(f"object:{name}")
         if i is not None:
