@@ -159,11 +159,22 @@ class OptionSet:
         return self._shares_clash(mine)
 
     def _shares_clash(self, mine: tuple[dict, frozenset | None, str]) -> bool:
-        """Does ``mine`` (with words) clash with a member sharing one of its words?"""
+        """Does ``mine`` (with words) clash with a member sharing one of its words?
+
+        :meth:`OptionTexts._clash` as a yes or no, its common case inline: both texts have words (a member is
+        indexed by its words), so for two texts whose words do not repeat "same entity" (equal sets) is a
+        case of "nested" (one set within the other), and the head nouns are compared only for entities."""
         by_word, clash, entity = self._by_word, OptionTexts._clash, self._entity
+        plain, head = mine[1], mine[2]
         for word in mine[0]:  # (a member sharing two words may be compared twice: the answer is the same)
             for member in by_word.get(word, ()):
-                if clash(mine, member, entity):
+                if entity and member[2] == head:
+                    return True
+                theirs = member[1]
+                if plain is not None and theirs is not None:
+                    if plain <= theirs or theirs <= plain:
+                        return True
+                elif clash(mine, member, entity):
                     return True
         return False
 
