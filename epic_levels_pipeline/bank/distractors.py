@@ -170,11 +170,14 @@ class _Source:
 
     @classmethod
     def of_table(cls, view: ClipView, table: _Table, base: np.ndarray, draft, strategy: str, present: bool = False,
-                 note: Callable[[int], str] | None = None, first: int = 0, first_note: str = "") -> "_Source":
+                 note: Callable[[int], str] | None = None, first: int = 0, first_note: str = "",
+                 memo: str = "") -> "_Source":
         """The entities at catalogue positions ``base`` less the answer and the exclusions, noted ``note(i)`` of
         their position (else ``table.note``). ``base`` is ascending and distinct, or (absent objects) its
         ``first`` positions are noted ``first_note`` and the rest may repeat them. Absent entities take their
-        texts from :func:`_absent_texts`; present ones (``present``) are rendered when drawn."""
+        texts from :func:`_absent_texts`; present ones (``present``) are rendered when drawn. ``memo``: the
+        view memo ``base`` is kept under; the frequencies of a ``base`` left whole are then kept beside it
+        (most drafts drop nothing from it, and it runs to thousands)."""
         drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
         if not drop:
             idx = base
@@ -196,7 +199,8 @@ class _Source:
             said = first_note if p < first else table.note if note is None else note(i)
             return Candidate(value, text, strategy, present, list(table.rows[i]), said)
 
-        return cls(idx, table.freq[idx], make, lambda p: table.values[idx.item(p)])
+        freq = view.memo(f"{memo}:freq", lambda: table.freq[base]) if memo and idx is base else table.freq[idx]
+        return cls(idx, freq, make, lambda p: table.values[idx.item(p)])
 
 
 def _absent_texts(view: ClipView) -> dict[str, str]:
@@ -288,13 +292,14 @@ def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
     kind = draft.kind
     if kind in ("noun", "action", "purpose", "activity"):
         t = cat.derived("distractor_tables", _tables)[kind]
-        base = view.memo(f"absent_positions:{kind}", lambda: _absent_positions(view, kind, t))
-        return _Source.of_table(view, t, base, draft, "absent_from_clip")
+        name = f"absent_positions:{kind}"
+        base = view.memo(name, lambda: _absent_positions(view, kind, t))
+        return _Source.of_table(view, t, base, draft, "absent_from_clip", memo=name)
     if kind == "object":
         t = cat.derived("distractor_tables", _tables)["object"]
         base, first = view.memo("absent_positions:object", lambda: _absent_objects(view, t))
         return _Source.of_table(view, t, base, draft, "absent_from_clip", first=first,
-                                first_note="moved elsewhere in the video")
+                                first_note="moved elsewhere in the video", memo="absent_positions:object")
     if kind != "sound":
         return []
     return _Source.of_entities(view, "absent:sound", lambda: _absent_sounds(view), draft,
@@ -342,7 +347,7 @@ def _shares_objects(view: ClipView, draft) -> _Source:
     def note(i: int) -> str:
         return "shares objects: " + ", ".join(sorted(t.objects[i] & view.present_objects)[:4])
 
-    return _Source.of_table(view, t, base, draft, "shares_objects", True, note)
+    return _Source.of_table(view, t, base, draft, "shares_objects", True, note, memo="shares_objects")
 
 
 def _sharing_activities(view: ClipView, t: _Table) -> np.ndarray:
