@@ -1,6 +1,6 @@
 """The distractor sources' shortcuts say what the plain computations say."""
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from types import SimpleNamespace
 
 import pytest
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from epic_levels_pipeline.annotations.catalogue import object_class
 from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
 from epic_levels_pipeline.bank.clip_view import ClipView
-from epic_levels_pipeline.bank.distractors import _indexed, _tables, offered
+from epic_levels_pipeline.bank.distractors import Candidate, _candidate, _indexed, _tables, offered
 
 from ..conftest import ROOT
 
@@ -93,3 +93,15 @@ def test_absent_objects_and_sharing_activities_list_what_the_loops_list(bundled,
                 assert _listed(got) == want
                 seen += 1
     assert seen
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=12), st.text(max_size=12), st.sampled_from(["absent_from_clip", "shares_objects"]),
+       st.sampled_from([None, False, True]), st.lists(st.text(max_size=8), max_size=3), st.text(max_size=12))
+def test_candidate_made_directly_is_the_constructed_one(value, text, strategy, present, rows, note):
+    """The sources' direct making of a :class:`Candidate` gives what its constructor gives: every field (a
+    field added to the dataclass and not set directly fails here), in the same order, equal and typed."""
+    made, built = _candidate(value, text, strategy, present, rows, note), Candidate(value, text, strategy, present, rows, note)
+    assert type(made) is Candidate and made == built
+    assert list(vars(made)) == list(vars(built)) == [f.name for f in fields(Candidate)]
+    assert made.to_dict() == built.to_dict()
