@@ -139,6 +139,9 @@ def _frame(data: dict[str, np.ndarray], index: pd.Index | None = None) -> pd.Dat
         return frame.astype({c: object for c, v in data.items() if getattr(v, "dtype", None) == object})
 
 
+_SPAN_COLUMNS = ("start_s", "stop_s")  # read as floats (:meth:`ClipView._column`); every other column as objects
+
+
 @dataclass(frozen=True)
 class Occurrence:
     sound_class: str
@@ -190,7 +193,7 @@ class ClipView:
         got = self._arrays.get(column)
         if got is None:
             values = _column_values(self.rows, column)
-            if column in ("start_s", "stop_s"):
+            if column in _SPAN_COLUMNS:
                 if isinstance(values, np.ndarray) and values.dtype.kind == "f":
                     got = np.asarray(values, dtype=float)
                 else:  # nullable or object spans: the Series' conversion, nulls as NaN
@@ -204,18 +207,32 @@ class ClipView:
             self._arrays[column] = got
         return got
 
+    @cached_property
+    def _stream_positions(self) -> dict[str, list[int]]:
+        """The row positions of each stream, in row order: one pass over the stream column, not one
+        comparison of the whole column per stream."""
+        out: dict[str, list[int]] = {}
+        for i, stream in enumerate(self._column("stream").tolist()):
+            out.setdefault(stream, []).append(i)
+        return out
+
     def _stream_data(self, name: str, in_window: bool) -> dict[str, np.ndarray]:
         """One stream's rows as column arrays, sorted by (start, row id): read from the clip's columns
-        once, not by filtering the wide frame (Arrow-backed strings make each filter slow)."""
-        mask = self._column("stream") == name
-        if in_window:
-            mask &= self._column("in_window").astype(bool)
-        where = np.flatnonzero(mask)
-        starts, ids = self._column("start_s")[where].tolist(), self._column("row_id")[where].tolist()
-        where = where[sorted(range(len(where)), key=lambda i: (starts[i], ids[i]))]
+        once, not by filtering the wide frame (Arrow-backed strings make each filter slow). A stream the
+        clip has no rows of reads no column at all (its arrays are empty, of the dtypes :meth:`_column`
+        gives: a clip of one dataset never has the other's streams)."""
+        where = self._stream_positions.get(name, [])
+        if where and in_window:
+            flags = self._column("in_window").astype(bool).tolist()
+            where = [i for i in where if flags[i]]
+        if not where:
+            return {column: np.empty(0, dtype=float if column in _SPAN_COLUMNS else object)
+                    for column in self._COLUMNS[name]}
+        starts, ids = self._column("start_s").tolist(), self._column("row_id").tolist()
+        order = np.array(sorted(where, key=lambda i: (starts[i], ids[i])), dtype=np.intp)
         # (the class columns stay objects, Python ints and ``pd.NA``: what the records read; the frames type
         # them, :func:`_typed`)
-        return {column: self._column(column)[where] for column in self._COLUMNS[name]}
+        return {column: self._column(column)[order] for column in self._COLUMNS[name]}
 
     @staticmethod
     def _flag(values: np.ndarray) -> np.ndarray:
