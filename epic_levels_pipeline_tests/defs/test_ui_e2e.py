@@ -3,8 +3,9 @@ looked at in headless Chromium (Debian's ``chromium`` + ``chromedriver``; nothin
 
 1. A temporary project root gets copies of ``data/annotations/``, ``data/clips.csv``, ``workspace.yaml`` and
    ``dagster.yaml``; ``DAGSTER_HOME`` and ``EPIC_LEVELS_HOME`` point at it, so the repository's ``data/``
-   is never touched. The two sensors (on by default) are stopped with ``dagster sensor stop`` before the
-   server starts: the daemon ticks before the webserver answers, and the test launches its own runs.
+   is never touched. The two sensors (on by default) are stopped with ``dagster sensor stop`` (both commands
+   at once, on storage created beforehand) before the server starts: the daemon ticks before the webserver
+   answers, and the test launches its own runs.
 2. ``dagster dev`` is started on a free port of 127.0.0.1 and polled until the code location is loaded.
 3. GraphQL: ``addDynamicPartition`` (clips / the seed clip), ``launchRun`` of the implicit asset job for the
    annotation tables, then for the clip's ``clip_annotations``, ``questions``, ``distractor_pools``; each
@@ -37,6 +38,9 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
+
+from epic_levels_pipeline.orchestrate import project_instance
+from epic_levels_pipeline.settings import Paths
 
 pytestmark = pytest.mark.slow
 
@@ -218,10 +222,23 @@ def server(tmp_path):
     root = make_root(tmp_path)
     env = server_env(root)
     dagster = dagster_cli()
-    for sensor in SENSORS:
-        stopped = subprocess.run([dagster, "sensor", "stop", sensor, "-w", "workspace.yaml"], cwd=root, env=env,
-                                 capture_output=True, text=True, timeout=120)
-        assert stopped.returncode == 0, f"dagster sensor stop {sensor}:\n{stopped.stdout}\n{stopped.stderr}"
+    # The instance's storage is created here first, so the two `dagster sensor stop` commands (each loads
+    # the code location, ~10 s) can run at once: each only writes its sensor's row.
+    with project_instance(Paths(root)) as instance:
+        instance.all_instigator_state()
+    stops = {sensor: subprocess.Popen([dagster, "sensor", "stop", sensor, "-w", "workspace.yaml"], cwd=root, env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for sensor in SENSORS}
+    for sensor, stop in stops.items():
+        try:
+            out, err = stop.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            stop.kill()
+            out, err = stop.communicate()
+        assert stop.returncode == 0, f"dagster sensor stop {sensor}:\n{out}\n{err}"
+    with project_instance(Paths(root)) as instance:
+        states = {s.instigator_name: s.status.value for s in instance.all_instigator_state()}
+    assert all(states.get(sensor) == "STOPPED" for sensor in SENSORS), states
     port = free_port()
     log = tmp_path / "dagster_dev.log"
     with open(log, "wb") as out:
