@@ -65,7 +65,9 @@ def staged():
 
 def offline_tables(ann, cat) -> dict:
     """Questions, items, offline responses (``OFFLINE_RESPONDERS``) and verdicts for every bundled clip,
-    each one frame, and the items' rejections (a list)."""
+    each one frame, the items' rejections (a list) and the banks' drops by reason (a Counter)."""
+    from collections import Counter
+
     import pandas as pd
 
     from epic_levels_pipeline.bank.clip_view import ClipView
@@ -76,6 +78,7 @@ def offline_tables(ann, cat) -> dict:
     from epic_levels_pipeline.scoring.verdicts import verdicts
 
     out = {"questions": [], "items": [], "responses": [], "verdicts": [], "rejected": []}
+    drops = Counter()
     for clip in read_manifest(ROOT / "data" / "clips.csv"):
         rows = clip_annotations(ann, clip)
         bank = build_bank(clip, rows, cat)
@@ -86,10 +89,12 @@ def offline_tables(ann, cat) -> dict:
         out["responses"].append(responses)
         out["verdicts"].append(verdicts(responses, items))
         out["rejected"] += rejected
-    return {k: (pd.concat(v, ignore_index=True) if k != "rejected" else v) for k, v in out.items()}
+        drops.update(bank.drops)
+    return {**{k: (pd.concat(v, ignore_index=True) if k != "rejected" else v) for k, v in out.items()}, "drops": drops}
 
 
 @pytest.fixture(scope="session")
 def offline_bank(bundled):
-    """Questions, items, offline responses and verdicts for every bundled clip (computed once; read-only)."""
+    """Questions, items, offline responses and verdicts for every bundled clip, and the banks' drops
+    (computed once; read-only)."""
     return offline_tables(*bundled)

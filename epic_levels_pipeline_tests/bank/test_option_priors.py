@@ -5,7 +5,6 @@ its questions."""
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -15,49 +14,34 @@ from epic_levels_pipeline.bank.checks import option_problems, shortcut_rates
 from epic_levels_pipeline.bank.options import clash, option_words, prior_pick
 from epic_levels_pipeline.scoring.metrics.tables import PRIOR_MIN_N, prior_audit, prior_correct, prior_credit, prior_shortcuts
 
-ROOT = Path(__file__).resolve().parents[2]
 # The bank before frequency matching, distinct options, exact cues and object-sharing purposes.
 BEFORE = {("epic_sounds", "L1"): 75, ("epic_sounds", "L2"): 136, ("epic_sounds", "L3"): 111,
           ("hd_epic", "L1"): 51, ("hd_epic", "L2"): 54, ("hd_epic", "L3"): 33, ("hd_epic", "L4"): 9}
 
 
 @pytest.fixture(scope="module")
-def bundled():
-    from epic_levels_pipeline.annotations.catalogue import build_catalogue
-    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
-    from epic_levels_pipeline.annotations.readers import load_annotations
-    from epic_levels_pipeline.bank.build import build_bank
-    from epic_levels_pipeline.bank.clip_view import ClipView
-    from epic_levels_pipeline.formats.items import build_items
-
-    ann = load_annotations(ROOT / "data" / "annotations")
-    cat = build_catalogue(ann)
-    questions, items, drops = [], [], Counter()
-    for clip in read_manifest(ROOT / "data" / "clips.csv"):
-        rows = clip_annotations(ann, clip)
-        bank = build_bank(clip, rows, cat)
-        questions.append(bank.questions)
-        items.append(build_items(bank.questions, ClipView(clip, rows, cat), cat)[0])
-        drops.update(bank.drops)
-    return pd.concat(questions, ignore_index=True), pd.concat(items, ignore_index=True), drops, (ann, cat)
+def bank(bundled, offline_bank):
+    """The whole bundled bank and its items, the banks' drops and (annotations, catalogue): the session's
+    ``offline_bank`` and ``bundled`` (read-only), which build them clip by clip as the pipeline does."""
+    return offline_bank["questions"], offline_bank["items"], offline_bank["drops"], bundled
 
 
-def _view(bundled, clip_key):
+def _view(bank, clip_key):
     from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
     from epic_levels_pipeline.bank.clip_view import ClipView
 
-    ann, cat = bundled[3]
+    ann, cat = bank[3]
     clip = Clip.from_key(clip_key)
     return ClipView(clip, clip_annotations(ann, clip), cat)
 
 
-def test_time_cues_are_exact(bundled):
+def test_time_cues_are_exact(bank):
     import json
 
-    moments = bundled[0][bundled[0]["subtype"] == "low_object_moment"]
+    moments = bank[0][bank[0]["subtype"] == "low_object_moment"]
     assert len(moments)
     for q in moments.itertuples():
-        view = _view(bundled, q.clip_key)
+        view = _view(bank, q.clip_key)
         instant = view.clip.start_s + json.loads(q.params)["offset_s"]
         (row,) = json.loads(q.provenance)
         assert row["start_s"] <= row["at_s"] <= row["stop_s"]
@@ -71,25 +55,25 @@ def test_time_cues_are_exact(bundled):
             assert not len(near), (q.question_id, name)
 
 
-def test_purpose_keys_share_an_object_with_the_cued_action(bundled):
+def test_purpose_keys_share_an_object_with_the_cued_action(bank):
     import json
 
-    purposes = bundled[0][bundled[0]["subtype"] == "medium_sound_purpose"]
+    purposes = bank[0][bank[0]["subtype"] == "medium_sound_purpose"]
     assert len(purposes)
     for q in purposes.itertuples():
-        view = _view(bundled, q.clip_key)
+        view = _view(bank, q.clip_key)
         rows = {r.row_id: r for r in view.narration_records}
         roles = {e["role"]: rows[e["row_id"]] for e in json.loads(q.provenance) if e["stream"] == "narration"}
         assert view.objects_of(roles["context"]) & view.objects_of(roles["answer"]), q.question_id
 
 
-def test_rows_are_read_inside_the_window_and_inside_themselves(bundled):
+def test_rows_are_read_inside_the_window_and_inside_themselves(bank):
     import json
 
     from epic_levels_pipeline.annotations.clips import Clip
     from epic_levels_pipeline.bank.levels import Evidence, outside_window
 
-    for q in bundled[0].itertuples():
+    for q in bank[0].itertuples():
         evidence = [Evidence(**e) for e in json.loads(q.provenance)]
         assert outside_window(evidence, Clip.from_key(q.clip_key)) == ""
         assert all(e.at_s is None or e.start_s <= e.at_s <= e.stop_s for e in evidence), q.question_id
@@ -100,28 +84,28 @@ def test_rows_are_read_inside_the_window_and_inside_themselves(bundled):
     assert Evidence("object_track", "t", 863.6, 863.9, "answer", at_s=864.0).read_inside().at_s == 863.9
 
 
-def test_blind_and_anti_prior_contain_chance_for_every_subtype_and_strategy(bundled):
-    questions, items, _, _ = bundled
+def test_blind_and_anti_prior_contain_chance_for_every_subtype_and_strategy(bank):
+    questions, items, _, _ = bank
     priors = prior_audit(questions, items)
     judged = priors[priors["n"] >= PRIOR_MIN_N]
     assert set(judged["format"]) == {"multiple_choice", "yes_no"} and set(judged["prior"]) == {"blind", "anti_prior"}
     assert not len(prior_shortcuts(priors)), prior_shortcuts(priors).to_string()
 
 
-def test_presence_oracle_at_chance_on_fixed_and_leaking_on_absent(bundled):
-    rates = shortcut_rates(bundled[0])
+def test_presence_oracle_at_chance_on_fixed_and_leaking_on_absent(bank):
+    rates = shortcut_rates(bank[0])
     fixed = rates[rates["distractor_strategy"] == "same_clip_other_moments"]
     leaky = rates[(rates["distractor_strategy"] == "absent_from_clip") & (rates["level"] != "L1")]
     assert len(fixed) and (fixed["singles_out_key"] == 0).all()
     assert len(leaky) and (leaky["singles_out_key"] == 1).all()
 
 
-def test_no_question_has_nested_or_duplicate_options(bundled):
-    assert option_problems(bundled[0]) == []
+def test_no_question_has_nested_or_duplicate_options(bank):
+    assert option_problems(bank[0]) == []
 
 
-def test_bank_keeps_nine_tenths_of_its_questions_per_level_and_dataset(bundled):
-    questions, _, drops, _ = bundled
+def test_bank_keeps_nine_tenths_of_its_questions_per_level_and_dataset(bank):
+    questions, _, drops, _ = bank
     now = questions.groupby(["dataset", "level"]).size().to_dict()
     short = {k: (now.get(k, 0), n) for k, n in BEFORE.items() if now.get(k, 0) < 0.9 * n}
     assert sum(drops.values()) > 0  # drops are counted by reason
@@ -187,8 +171,8 @@ def test_prior_credit_of_equally_frequent_options_is_chance():
     assert prior_credit(item, q, False) == 1.0 and prior_credit(item, q, True) == 0.0
 
 
-def test_prior_audit_clusters_by_the_named_column(bundled):
-    questions, items, _, _ = bundled
+def test_prior_audit_clusters_by_the_named_column(bank):
+    questions, items, _, _ = bank
     by_clip = prior_audit(questions, items)
     same = prior_audit(questions, items.assign(video_id=items["clip_key"]), cluster="video_id")
     pd.testing.assert_frame_equal(by_clip, same)
@@ -236,7 +220,7 @@ def test_every_key_is_as_likely_to_be_asked_first_however_many_moments_it_has():
     assert abs(firsts["rare"] / 2000 - 0.5) < 0.035
 
 
-def test_clip_pools_draw_the_subtypes_other_answers_first(bundled):
+def test_clip_pools_draw_the_subtypes_other_answers_first(bank):
     """Under the default ``exchangeable`` rule a same-clip question's distractors are the subtype's other
     answers in the clip before anything else the clip holds (the pool rows keep the order of the draw)."""
     from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
@@ -244,7 +228,7 @@ def test_clip_pools_draw_the_subtypes_other_answers_first(bundled):
     from epic_levels_pipeline.bank.clip_view import ClipView
     from epic_levels_pipeline.bank.subtypes import SUBTYPES
 
-    questions, _, _, (ann, cat) = bundled
+    questions, _, _, (ann, cat) = bank
     fixed = questions[questions["distractor_strategy"] == "same_clip_other_moments"]
     checked = mixed = 0
     for clip_key, qs in fixed.groupby("clip_key"):
@@ -320,14 +304,14 @@ def test_holm_reads_the_interval_side_facing_chance_and_skips_rows_without_one()
     assert prior_shortcuts_holm(missing)["rate"].tolist() == [0.45]
 
 
-def test_every_distractor_rule_builds_a_valid_bank_and_unknown_rules_are_refused(bundled):
+def test_every_distractor_rule_builds_a_valid_bank_and_unknown_rules_are_refused(bank):
     """``distractor_rule`` is configuration: each rule gives a bank with valid options; the clip pools'
     draws differ between the exchangeable default and the rank-matching rule; a misspelt rule is an error."""
     from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
     from epic_levels_pipeline.bank.build import build_bank
     from epic_levels_pipeline.bank.subtypes import BankConfig
 
-    questions, _, _, (ann, cat) = bundled
+    questions, _, _, (ann, cat) = bank
     clip_key = questions[questions["distractor_strategy"] == "same_clip_other_moments"]["clip_key"].iloc[0]
     clip = Clip.from_key(clip_key)
     rows = clip_annotations(ann, clip)
