@@ -193,9 +193,19 @@ class _Source:
         the answer and the exclusions; their texts from ``texts`` (:func:`_absent_texts`) or, without it,
         rendered when drawn. These lists are short (a clip's own entities, the sound classes): the places kept
         are a Python list (numpy's calls cost more than the work on a few dozen), and a list left whole shares
-        the view's frequencies."""
-        (listed, where, freq), made = view.memo(name, lambda: (_indexed(view, entities()), {}))
-        drop = {i for v in {draft.answer.value, *draft.exclude} for i in where(v)}
+        the view's frequencies. The source of each set of places left out is kept with the list (the drafts
+        of one key leave out the same)."""
+        (listed, where, freq), made, sources = view.memo(name, lambda: (_indexed(view, entities()), {}, {}))
+        drop = frozenset(i for v in {draft.answer.value, *draft.exclude} for i in where(v))
+        source = sources.get(drop)
+        if source is None:
+            source = sources[drop] = cls._of_listed(view, listed, freq, made, drop, strategy, present, texts)
+        return source
+
+    @classmethod
+    def _of_listed(cls, view: ClipView, listed: list[tuple], freq: np.ndarray, made: dict[int, Candidate],
+                   drop: frozenset[int], strategy: str, present: bool, texts: dict[str, str] | None) -> "_Source":
+        """:meth:`of_entities`' source of the ``listed`` entities but those at ``drop``."""
         if drop:
             idx = [k for k in range(len(listed)) if k not in drop]
             freq = freq[idx]
@@ -225,8 +235,11 @@ class _Source:
         positions, first = base.positions, base.first
         drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
         if not any(map(base.holds.__getitem__, drop)):
-            idx = positions
-        elif first:  # positions may repeat: every place of each (a few values: equality at C speed)
+            if base.source is None:  # (the same for every draft that leaves nothing out: made once)
+                base.source = cls._of_positions(view, table, base, positions, first, strategy, present, note,
+                                                first_note)
+            return base.source
+        if first:  # positions may repeat: every place of each (a few values: equality at C speed)
             hit = positions == drop[0]
             for i in drop[1:]:
                 hit |= positions == i
@@ -235,8 +248,14 @@ class _Source:
         else:
             at = _found(positions, drop)
             idx = _deleted(positions, at)
-        texts = None if present else _absent_texts(view)
+        return cls._of_positions(view, table, base, idx, first, strategy, present, note, first_note)
 
+    @classmethod
+    def _of_positions(cls, view: ClipView, table: _Table, base: "_Base", idx: np.ndarray, first: int, strategy: str,
+                      present: bool, note: Callable[[int], str] | None, first_note: str) -> "_Source":
+        """:meth:`of_table`'s source of the catalogue positions ``idx`` of ``base`` (the first ``first`` of
+        them noted ``first_note``)."""
+        texts = None if present else _absent_texts(view)
         made = base.made
 
         def make(p: int) -> Candidate:
@@ -251,7 +270,7 @@ class _Source:
                                                                 said)
             return cand
 
-        if idx is positions:
+        if idx is base.positions:
             return cls(idx, base.freq, make, lambda p: table.values[idx.item(p)], base)
         return cls(idx, table.freq[idx], make, lambda p: table.values[idx.item(p)])
 
@@ -263,7 +282,8 @@ class _Base:
     catalogue position among them: a mask over the table), ``freq`` their frequencies and ``sorted_freq``
     the same sorted (counts either side of a frequency by two searches); :meth:`freq_list` as a list.
     ``made``: the candidates its sources made (:class:`_Source`), by catalogue position (``-1 - i`` for
-    position ``i`` among the first): a base is drawn by one strategy, which decides their fields."""
+    position ``i`` among the first): a base is drawn by one strategy, which decides their fields; ``source``
+    the source of the whole base, once made."""
 
     def __init__(self, table: _Table, positions: np.ndarray, first: int = 0):
         self.positions = positions
@@ -274,6 +294,7 @@ class _Base:
         self.sorted_freq = np.sort(self.freq)
         self._listed: list[int] | None = None
         self.made: dict[int, Candidate] = {}
+        self.source: _Source | None = None  # the source of the whole base (:meth:`_Source.of_table`)
 
     def freq_list(self) -> list[int]:
         if self._listed is None:
