@@ -420,21 +420,33 @@ def _other_moments(view: ClipView, draft) -> _Source:
 
 
 def _moment_entities(view: ClipView, kind: str, key_class: str | None) -> list[tuple[str, list[str], str]]:
-    """(value, rows, note) of the entities of ``kind`` that occur in the clip, in the order they are offered
-    (they depend on the clip, and for objects on the key's noun class: worked out once per view and class,
-    made into candidates per draft)."""
+    """(value, rows, note) of the entities of ``kind`` that occur in the clip, in the order they are offered;
+    for objects, those of the key's noun class left out (they depend on the clip, and for objects on the
+    key's noun class: worked out once per view and class, made into candidates per draft; the clip's own
+    entities and their rows, once per view)."""
+    listed, classes = view.memo(f"moment_entities:{kind}", lambda: _clip_entities(view, kind))
+    if kind != "object":
+        return listed
+    return [e for e, c in zip(listed, classes) if c != key_class]
+
+
+def _clip_entities(view: ClipView, kind: str) -> tuple[list[tuple[str, list[str], str]], list[str] | None]:
+    """(value, rows, note) of the entities of ``kind`` that occur in the clip, in the order they are offered,
+    and for objects the noun class of each (:func:`_moment_entities` leaves the key's out)."""
     values: list[str] = []
+    classes = None
     if kind == "noun":
-        classes = dict.fromkeys(int(r.noun_class) for r in view.narration_records if not _missing(r.noun_class))
-        values = [f"noun:{c}" for c in classes]
+        present = dict.fromkeys(int(r.noun_class) for r in view.narration_records if not _missing(r.noun_class))
+        values = [f"noun:{c}" for c in present]
     elif kind in ("action", "purpose"):
         values = [f"{kind}:{v}:{n}" for v, n in sorted(view.present_actions)]
     elif kind == "object":
-        values = [f"object:{n}" for n in sorted(view.present_objects)
-                  if not is_placeholder_name(n) and object_class(view.catalogue, n) != key_class]
+        names = [n for n in sorted(view.present_objects) if not is_placeholder_name(n)]
+        values = [f"object:{n}" for n in names]
+        classes = [object_class(view.catalogue, n) for n in names]
     elif kind == "sound":
         values = [f"sound:{c}" for c in sorted(view.present_sound_classes)]
-    return [(value, rows_where(view, value), "occurs in the clip, not at the cued moment") for value in values]
+    return [(value, rows_where(view, value), "occurs in the clip, not at the cued moment") for value in values], classes
 
 
 def _shares_objects(view: ClipView, draft) -> _Source:
