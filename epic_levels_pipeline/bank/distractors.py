@@ -143,30 +143,30 @@ class _Source:
     made once per view: the sources of one base or list (a view memo) share the candidates they make, each
     the same whatever the draft (its strategy, presence and note depend on the entity alone), so a clip's
     pools that draw one entity hand out one object (read, never changed but for the text and presence
-    :func:`pool` fills in, which are the entity's).
-    ``whole``: the :class:`_Base` whose positions the candidates are, when nothing was left out of it."""
+    :func:`pool` fills in, which are the entity's). So are the sources themselves, one per set of entities
+    left out (most drafts of a clip leave out none of a base, or the same of a list): what a draw reads of
+    their frequencies is worked out once per source."""
 
-    def __init__(self, values, freq: np.ndarray, make, value: Callable[[int], str], whole: "_Base | None" = None):
+    def __init__(self, values, freq: np.ndarray, make, value: Callable[[int], str]):
         self.values = values
         self.freq = freq
         self._make = make
         self._value = value
-        self._whole = whole
+        self._sorted: np.ndarray | None = None
         self._listed: list[int] | None = None
 
     def around(self, f: int) -> tuple[int, int]:
-        """How many candidates are more frequent than ``f`` and how many less (``np.count_nonzero`` of the
-        comparisons, or two searches of the base's sorted frequencies)."""
-        if self._whole is None:
-            freq = self.freq
-            return int(np.count_nonzero(freq > f)), int(np.count_nonzero(freq < f))
-        ordered = self._whole.sorted_freq
+        """How many candidates are more frequent than ``f`` and how many less (the counts of ``freq > f``
+        and ``freq < f``: two searches of the frequencies sorted once)."""
+        ordered = self._sorted
+        if ordered is None:
+            ordered = self._sorted = np.sort(self.freq)
         return len(ordered) - int(ordered.searchsorted(f, "right")), int(ordered.searchsorted(f, "left"))
 
     def freq_list(self) -> list[int]:
-        """``freq.tolist()`` (the frequencies read one by one: made once, for a whole base once per view)."""
+        """``freq.tolist()`` (the frequencies read one by one: made once)."""
         if self._listed is None:
-            self._listed = self.freq.tolist() if self._whole is None else self._whole.freq_list()
+            self._listed = self.freq.tolist()
         return self._listed
 
     def value(self, p: int) -> str:
@@ -270,36 +270,24 @@ class _Source:
                                                                 said)
             return cand
 
-        if idx is base.positions:
-            return cls(idx, base.freq, make, lambda p: table.values[idx.item(p)], base)
         return cls(idx, table.freq[idx], make, lambda p: table.values[idx.item(p)])
 
 
 class _Base:
-    """Catalogue positions a clip offers of one kind (:meth:`_Source.of_table`) and what its pools read of
-    them, worked out once per view (a clip draws several pools from one base, and a base runs to
-    thousands): ``positions`` (the first ``first`` of them the same video's objects), ``holds`` (is a
-    catalogue position among them: a mask over the table), ``freq`` their frequencies and ``sorted_freq``
-    the same sorted (counts either side of a frequency by two searches); :meth:`freq_list` as a list.
-    ``made``: the candidates its sources made (:class:`_Source`), by catalogue position (``-1 - i`` for
-    position ``i`` among the first): a base is drawn by one strategy, which decides their fields; ``source``
-    the source of the whole base, once made."""
+    """Catalogue positions a clip offers of one kind (:meth:`_Source.of_table`), with what its pools share,
+    worked out once per view (a clip draws several pools from one base, and a base runs to thousands):
+    ``positions`` (the first ``first`` of them the same video's objects), ``holds`` (is a catalogue position
+    among them: a mask over the table), ``made`` the candidates its sources made, by catalogue position
+    (``-1 - i`` for position ``i`` among the first: a base is drawn by one strategy, which decides their
+    fields), and ``source`` the source of the whole base, once made."""
 
     def __init__(self, table: _Table, positions: np.ndarray, first: int = 0):
         self.positions = positions
         self.first = first
         self.holds = np.zeros(len(table.values), dtype=bool)
         self.holds[positions] = True
-        self.freq = table.freq[positions]
-        self.sorted_freq = np.sort(self.freq)
-        self._listed: list[int] | None = None
         self.made: dict[int, Candidate] = {}
         self.source: _Source | None = None  # the source of the whole base (:meth:`_Source.of_table`)
-
-    def freq_list(self) -> list[int]:
-        if self._listed is None:
-            self._listed = self.freq.tolist()
-        return self._listed
 
 
 def _absent_texts(view: ClipView) -> dict[str, str]:
