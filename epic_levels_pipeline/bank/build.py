@@ -262,11 +262,11 @@ def _columns_frame(cells: list, columns: list[str], known: dict[int, set[type]] 
             strings.append(i)
         else:
             arrays[i] = _typed(values, types)
-    if strings:
-        flat = pa.array(list(chain.from_iterable(cells[i] for i in strings)), type=pa.large_string())
+    if strings:  # (a slice of a one-chunk ChunkedArray is a one-chunk ChunkedArray: nothing left to wrap)
+        flat = pa.chunked_array([pa.array(list(chain.from_iterable(cells[i] for i in strings)), type=pa.large_string())])
         for j, i in enumerate(strings):
             arrays[i] = _arrow_strings(flat.slice(j * n, n))
-    return _frame_of_arrays(arrays, _column_index(tuple(columns)).copy(), n)
+    return _frame_of_arrays(arrays, _labels(tuple(columns)), n)
 
 
 def _frame_of_arrays_public(arrays: list, columns: pd.Index, n: int) -> pd.DataFrame:
@@ -309,16 +309,19 @@ def _frame_of_blocks(arrays: list, columns: pd.Index, n: int) -> pd.DataFrame:
             blocks += [_ExtensionBlock(arrays[i], ndim=2, placement=_BlockPlacement(i)) for i in where]
         else:
             return _frame_of_arrays_public(arrays, columns, n)
-    manager = _BlockManager(blocks, [columns, pd.RangeIndex(n)], verify_integrity=False)
-    manager._consolidate_inplace()  # (consolidated already: it records so, as after ``_from_arrays``)
+    manager = _BlockManager(blocks, [columns, pd.RangeIndex(range(n))], verify_integrity=False)
+    # consolidated already (one block per numpy dtype; extension blocks never merge): recorded so, as
+    # ``_consolidate_inplace`` records it after ``_from_arrays`` (the probe compares the flags too)
+    manager._is_consolidated = manager._known_consolidated = True
     return pd.DataFrame._from_mgr(manager, manager.axes)
 
 
 def _block_layout(frame: pd.DataFrame) -> list:
-    """A frame's blocks as pandas holds them: kind, dtype, placement, shape and memory order of each."""
+    """A frame's blocks as pandas holds them: kind, dtype, placement, shape and memory order of each; then
+    whether its manager knows itself consolidated."""
     return [(type(b), b.dtype, str(b.mgr_locs), b.values.shape,
              b.values.flags.c_contiguous if isinstance(b.values, np.ndarray) else None)
-            for b in frame._mgr.blocks]
+            for b in frame._mgr.blocks] + [(frame._mgr._is_consolidated, frame._mgr._known_consolidated)]
 
 
 def _frame_maker():
@@ -330,7 +333,7 @@ def _frame_maker():
                  _typed((None, "b"), {type(None), str}), np.array([False, True]), np.array([3, 4], dtype=np.int64),
                  _typed((1.5, None), {float, type(None)})]
         if _STR is not None:
-            flat = pa.array(["a", "", "b", "c"], type=pa.large_string())
+            flat = pa.chunked_array([pa.array(["a", "", "b", "c"], type=pa.large_string())])
             probe += [_arrow_strings(flat.slice(0, 2)), _arrow_strings(flat.slice(2, 2))]
         labels = pd.Index([f"c{i}" for i in range(len(probe))])
         made, public = _frame_of_blocks(probe, labels.copy(), 2), _frame_of_arrays_public(probe, labels.copy(), 2)
@@ -343,8 +346,18 @@ def _frame_maker():
 
 @lru_cache(maxsize=None)
 def _column_index(columns: tuple[str, ...]) -> pd.Index:
-    """The frames' column labels, made once per column list (each frame gets a shallow copy)."""
+    """The frames' column labels, made once per column list (each frame gets a shallow copy: :func:`_labels`)."""
     return pd.Index(list(columns))
+
+
+def _labels(columns: tuple[str, ...]) -> pd.Index:
+    """A shallow copy of :func:`_column_index` (a frame's own labels, renamed without renaming another's):
+    ``Index.copy()`` is ``_view()`` after checking the name it is given — none here."""
+    labels = _column_index(columns)
+    try:
+        return labels._view()
+    except AttributeError:  # another pandas
+        return labels.copy()
 
 
 def _inferred_str_dtype():
@@ -363,10 +376,10 @@ def _inferred_str_dtype():
 _STR = _inferred_str_dtype()
 
 
-def _arrow_strings_checked(values: pa.Array) -> ArrowStringArray:
-    """An Arrow ``large_string`` array as the column pandas infers for those strings (needs :data:`_STR`),
-    through the public constructor (which checks the type)."""
-    return ArrowStringArray(pa.chunked_array([values]), dtype=_STR)
+def _arrow_strings_checked(values: pa.Array | pa.ChunkedArray) -> ArrowStringArray:
+    """An Arrow ``large_string`` array (or chunked array) as the column pandas infers for those strings
+    (needs :data:`_STR`), through the public constructor (which checks the type)."""
+    return ArrowStringArray(values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values]), dtype=_STR)
 
 
 def _string_maker():
@@ -378,7 +391,7 @@ def _string_maker():
         return _arrow_strings_checked
     try:
         fast = _arrow_strings_checked(pa.array([], type=pa.large_string()))._from_pyarrow_array
-        probe = pa.array(["a", ""], type=pa.large_string())
+        probe = pa.chunked_array([pa.array(["x", "a", ""], type=pa.large_string())]).slice(1, 2)
         made, checked = fast(probe), _arrow_strings_checked(probe)
         same = type(made) is type(checked) and made.dtype == checked.dtype and \
             made._pa_array.equals(checked._pa_array) and pd.Series(made).equals(pd.Series(checked))
@@ -395,11 +408,19 @@ def _typed(values: tuple, types: set[type]):
     columns of strings only are converted by :func:`_columns_frame`, all at once."""
     if types == {bool}:
         return np.array(values, dtype=bool)
-    if types == {int} and -2**63 <= min(values) and max(values) < 2**63:
-        return np.array(values, dtype=np.int64)
-    if types == {list}:  # lists stay objects (one per cell, never a 2-d array as np.array would make)
+    if types == {int}:
+        try:
+            return np.array(values, dtype=np.int64)
+        except OverflowError:  # an int outside int64: pandas' inference (uint64 or objects)
+            pass
+    elif types == {list} or types == _BOOLS_AND_NONE:
+        # objects as they are: lists one per cell (never a 2-d array as np.array would make); bools with
+        # None are what pandas infers them as too (objects, None kept)
         return np.fromiter(values, dtype=object, count=len(values))
     return pd.Series(list(values))._values
+
+
+_BOOLS_AND_NONE = {bool, type(None)}  # (a pool's ``present``: None where presence cannot tell)
 
 
 _frame_of_arrays = _frame_maker()
