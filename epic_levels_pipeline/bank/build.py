@@ -31,7 +31,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
-from operator import itemgetter
 
 import numpy as np
 import pandas as pd
@@ -69,7 +68,6 @@ POOL_COLUMNS = ["clip_key", "question_id", "subtype", "distractor_strategy", "va
                 "rows", "note", "chosen", "offered"]
 _POOL_AT = {c: i for i, c in enumerate(POOL_COLUMNS)}
 N_OPTIONS = 4
-_question_row = itemgetter(*QUESTION_COLUMNS)  # a question dict → its row, in column order
 # ``json.dumps(obj, sort_keys=True)`` makes this encoder on every call; its ``encode`` gives the same text.
 _SORTED_JSON = json.JSONEncoder(sort_keys=True)
 # The type of the values of these question columns, by how :func:`_finish` makes them (f-string, list
@@ -113,8 +111,8 @@ class _DraftTexts:
         self._provenance: str | None = None
 
     def provenance(self) -> str:
-        if self._provenance is None:  # Evidence.to_dict() of every row, without asdict's deep copy
-            self._provenance = json.dumps([dict(vars(e)) for e in self.draft.provenance])
+        if self._provenance is None:  # Evidence.to_dict() of every row, without asdict's deep copy (or any:
+            self._provenance = json.dumps([vars(e) for e in self.draft.provenance])  # the encoder only reads)
         return self._provenance
 
 
@@ -489,21 +487,24 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
         return None, "generator's intended answer disagrees with the solver"
     present = [o.present for o in options]
     pick, rule = presence_choice(present)
-    q = {
-        "question_id": qid, "dataset": clip.dataset, "clip_key": clip_key, "video_id": clip.video_id,
-        "subtype": draft.subtype, "level": subtype.level, "scope": subtype.scope,
-        "derived_scope": derive_scope(draft.provenance) if derived_scope is None else derived_scope,
-        "question": draft.question, "options": [o.text for o in options], "option_values": [o.value for o in options],
-        "answer": options[key_index].text, "answer_value": options[key_index].value, "answer_index": key_index,
-        "distractor_strategy": strategy, "provenance": texts.provenance(),
-        "can_stand_alone": bool(draft.can_stand_alone), "stand_alone_reason": draft.stand_alone_reason,
-        "open_question": draft.open_question, "statement": draft.statement, "answer_type": draft.answer_type,
-        "params": texts.params, "option_present": [None if p is None else bool(p) for p in present],
-        "presence_pick": -1 if pick is None else pick, "presence_rule": rule,
-        "presence_correct": pick == key_index, "caveats": list(draft.caveats),
-        "option_frequency": [int(view.catalogue.frequency.get(o.value, 0)) for o in options],
-    }
-    return _question_row(q), ""
+    frequency = view.catalogue.frequency
+    # The row, in QUESTION_COLUMNS order, each line's columns named at its end: a tuple made here, not a
+    # dict of 28 keys read back by name (that cost more than the rest of this function's own lines).
+    row = (
+        qid, clip.dataset, clip_key, clip.video_id,  # question_id, dataset, clip_key, video_id
+        draft.subtype, subtype.level, subtype.scope,  # subtype, level, scope
+        derive_scope(draft.provenance) if derived_scope is None else derived_scope,  # derived_scope
+        draft.question, [o.text for o in options], [o.value for o in options],  # question, options, option_values
+        options[key_index].text, options[key_index].value, key_index,  # answer, answer_value, answer_index
+        strategy, texts.provenance(),  # distractor_strategy, provenance
+        bool(draft.can_stand_alone), draft.stand_alone_reason,  # can_stand_alone, stand_alone_reason
+        draft.open_question, draft.statement, draft.answer_type,  # open_question, statement, answer_type
+        texts.params, [None if p is None else bool(p) for p in present],  # params, option_present
+        -1 if pick is None else pick, rule, pick == key_index,  # presence_pick, presence_rule, presence_correct
+        list(draft.caveats),  # caveats
+        [int(frequency.get(o.value, 0)) for o in options],  # option_frequency
+    )
+    return row, ""
 
 
 def render_question(q: dict | pd.Series, with_key: bool = True) -> str:
