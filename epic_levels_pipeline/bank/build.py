@@ -51,7 +51,7 @@ from ..annotations.catalogue import Catalogue
 from .clip_view import ClipView
 from .distractors import pool as make_pool
 from ..annotations.clips import Clip
-from .levels import derive_scope, outside_window
+from .levels import derive_scope, evidence_json, outside_window
 from .solvers import solve
 from .subtypes import SUBTYPES, BankConfig, Draft
 from ..annotations.language import LETTERS
@@ -111,8 +111,8 @@ class _DraftTexts:
         self._provenance: str | None = None
 
     def provenance(self) -> str:
-        if self._provenance is None:  # Evidence.to_dict() of every row, without asdict's deep copy (or any:
-            self._provenance = json.dumps([vars(e) for e in self.draft.provenance])  # the encoder only reads)
+        if self._provenance is None:  # the JSON of Evidence.to_dict() of every row
+            self._provenance = evidence_json(self.draft.provenance)
         return self._provenance
 
 
