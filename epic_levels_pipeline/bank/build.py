@@ -70,6 +70,21 @@ _POOL_AT = {c: i for i, c in enumerate(POOL_COLUMNS)}
 N_OPTIONS = 4
 # ``json.dumps(obj, sort_keys=True)`` makes this encoder on every call; its ``encode`` gives the same text.
 _SORTED_JSON = json.JSONEncoder(sort_keys=True)
+
+
+def _sorted_json_maker():
+    """``_SORTED_JSON.encode``, or (with the C encoder) the C encoder ``encode`` makes on every call, made
+    once: the same settings (sorted keys, ASCII strings, ``": "`` and ``", "``, NaN allowed), without the
+    check for circular structures (a draft's params are plain values, built fresh)."""
+    c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+    if c_make_encoder is None:  # (no C accelerator: the encoder's own Python path)
+        return _SORTED_JSON.encode
+    encoder = c_make_encoder(None, _SORTED_JSON.default, json.encoder.encode_basestring_ascii, None, ": ", ", ",
+                             True, False, True)
+    return lambda value: "".join(encoder(value, 0))
+
+
+_sorted_json = _sorted_json_maker()
 # The type of the values of these question columns, by how :func:`_finish` makes them (f-string, list
 # displays, ``list.index``, ``bool()``, JSON text, ``==``; ``presence_pick`` is -1 or an index): the frame
 # does not scan them. ``test_build_frames`` checks them on real banks.
@@ -82,7 +97,7 @@ _QUESTION_TYPES = {QUESTION_COLUMNS.index(c): {t} for c, t in (
 
 def question_id(clip: Clip, draft: Draft, strategy: str) -> str:
     """``<clip key>/<subtype>/<strategy>/<digest>``, the digest naming the draft (:func:`_digest`)."""
-    return _question_id(clip.key, draft, strategy, _digest(_SORTED_JSON.encode(draft.params), draft.answer.value))
+    return _question_id(clip.key, draft, strategy, _digest(_sorted_json(draft.params), draft.answer.value))
 
 
 def _question_id(clip_key: str, draft: Draft, strategy: str, digest: str) -> str:
@@ -106,7 +121,7 @@ class _DraftTexts:
 
     def __init__(self, draft: Draft):
         self.draft = draft
-        self.params = _SORTED_JSON.encode(draft.params)
+        self.params = _sorted_json(draft.params)
         self.digest = _digest(self.params, draft.answer.value)
         self._provenance: str | None = None
 
