@@ -166,11 +166,14 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 drops[f"{name}: {item[1]}"] += 1
             else:
                 drafts.append(item)
-        rng = random.Random(stable_seed(config.seed, clip.key, name))
-        rng.shuffle(drafts)
+        exchangeable = config.distractor_rule == "exchangeable"
+        if len(drafts) > 1:  # (fewer drafts draw no number in either shuffle: no generator to seed, same order)
+            rng = random.Random(stable_seed(config.seed, clip.key, name))
+            rng.shuffle(drafts)
+            if exchangeable:
+                drafts = _by_key_turns(drafts, rng)
         answers: frozenset[str] = frozenset()
-        if config.distractor_rule == "exchangeable":
-            drafts = _by_key_turns(drafts, rng)
+        if exchangeable:
             answers = frozenset(d.answer.value for d in drafts)  # the peers: every draft's key, kept or not
         # a draft's window check, made once for all strategies: (why it is not asked, or "", and the scope
         # of its rows read inside their spans). It does not read the strategy, and a draft it passed passes
