@@ -155,6 +155,10 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
     questions: list[tuple] = []
     pools = _PoolColumns(clip.key)
     drops: Counter = Counter()
+    # One generator, reseeded for each draw: ``rng.seed(s)`` leaves it in the state ``random.Random(s)``
+    # starts in (its ``__init__`` is that call), without a new generator made (and seeded twice: once by
+    # the C constructor, once by ``__init__``) for every question. Nothing keeps it past a draw.
+    rng = random.Random(0)
     names = config.subtypes or tuple(SUBTYPES)
     for name in names:
         subtype = SUBTYPES[name]
@@ -168,7 +172,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 drafts.append(item)
         exchangeable = config.distractor_rule == "exchangeable"
         if len(drafts) > 1:  # (fewer drafts draw no number in either shuffle: no generator to seed, same order)
-            rng = random.Random(stable_seed(config.seed, clip.key, name))
+            rng.seed(stable_seed(config.seed, clip.key, name))
             rng.shuffle(drafts)
             if exchangeable:
                 drafts = _by_key_turns(drafts, rng)
@@ -195,7 +199,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                     continue
                 if i not in texts:
                     texts[i] = _DraftTexts(draft)
-                q, reason = _finish(view, subtype, draft, strategy, config, answers, derived, pools, texts[i])
+                q, reason = _finish(view, subtype, draft, strategy, config, answers, derived, pools, texts[i], rng)
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
@@ -478,14 +482,16 @@ def _read_inside(draft: Draft, subtype) -> tuple[str, str]:
 
 
 def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig,
-            answers: frozenset[str], derived_scope: str | None, pools: _PoolColumns, texts: _DraftTexts):
+            answers: frozenset[str], derived_scope: str | None, pools: _PoolColumns, texts: _DraftTexts,
+            rng: random.Random):
     """The question of one draft under one strategy (its row, in :data:`QUESTION_COLUMNS` order) and why it
     was dropped ("" when kept); its pool rows go to ``pools``, kept or not. ``derived_scope``: the scope of
-    the draft's (read-inside) provenance when already derived; ``texts``: the draft's :class:`_DraftTexts`."""
+    the draft's (read-inside) provenance when already derived; ``texts``: the draft's :class:`_DraftTexts`; ``rng``:
+    the bank's generator, reseeded here for this question."""
     clip = view.clip
     clip_key = clip.key
     qid = _question_id(clip_key, draft, strategy, texts.digest)
-    rng = random.Random(stable_seed(config.seed, qid))
+    rng.seed(stable_seed(config.seed, qid))  # (the state of ``random.Random(stable_seed(config.seed, qid))``)
     drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule, peers=answers)
     candidates, offered = drawn.candidates, drawn.offered
     chosen = candidates[: N_OPTIONS - 1] if len(candidates) >= N_OPTIONS - 1 else []
