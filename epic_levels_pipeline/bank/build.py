@@ -31,6 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
+from operator import is_
 
 import numpy as np
 import pandas as pd
@@ -475,7 +476,8 @@ def _read_inside(draft: Draft, subtype) -> tuple[str, str]:
     scope its rows, read inside, derive (:func:`levels.derive_scope`)."""
     inside = [e.read_inside() for e in draft.provenance]
     derived = derive_scope(inside)
-    moved = any(a is not b for a, b in zip(inside, draft.provenance))  # read_inside returns a row already inside
+    # (read_inside returns a row already inside itself: a row moved is another object)
+    moved = not all(map(is_, inside, draft.provenance))
     if (derive_scope(draft.provenance) if moved else derived) == subtype.scope != derived:
         return f"its rows, read inside their spans, give {derived} evidence, not {subtype.scope}", derived
     draft.provenance = inside
