@@ -17,7 +17,7 @@ from __future__ import annotations
 import operator
 import struct
 from dataclasses import asdict, dataclass, field
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -139,14 +139,35 @@ def _code(pair: tuple[int, int]) -> int:
 
 class _Source:
     """A strategy's candidates for one draft (answer and exclusions left out), made only when looked at:
-    ``values`` and ``freq`` per position, :meth:`get` the :class:`Candidate` at a position (made once)."""
+    ``values`` and ``freq`` per position, :meth:`get` the :class:`Candidate` at a position. A candidate is
+    made once per view: the sources of one base or list (a view memo) share the candidates they make, each
+    the same whatever the draft (its strategy, presence and note depend on the entity alone), so a clip's
+    pools that draw one entity hand out one object (read, never changed but for the text and presence
+    :func:`pool` fills in, which are the entity's). So are the sources themselves, one per set of entities
+    left out (most drafts of a clip leave out none of a base, or the same of a list): what a draw reads of
+    their frequencies is worked out once per source."""
 
     def __init__(self, values, freq: np.ndarray, make, value: Callable[[int], str]):
         self.values = values
         self.freq = freq
         self._make = make
         self._value = value
-        self._made: dict[int, Candidate] = {}
+        self._sorted: np.ndarray | None = None
+        self._listed: list[int] | None = None
+
+    def around(self, f: int) -> tuple[int, int]:
+        """How many candidates are more frequent than ``f`` and how many less (the counts of ``freq > f``
+        and ``freq < f``: two searches of the frequencies sorted once)."""
+        ordered = self._sorted
+        if ordered is None:
+            ordered = self._sorted = np.sort(self.freq)
+        return len(ordered) - int(ordered.searchsorted(f, "right")), int(ordered.searchsorted(f, "left"))
+
+    def freq_list(self) -> list[int]:
+        """``freq.tolist()`` (the frequencies read one by one: made once)."""
+        if self._listed is None:
+            self._listed = self.freq.tolist()
+        return self._listed
 
     def value(self, p: int) -> str:
         """The candidate value at a position, without making the candidate."""
@@ -156,10 +177,7 @@ class _Source:
         return len(self.values)
 
     def get(self, p: int) -> Candidate:
-        cand = self._made.get(p)
-        if cand is None:
-            cand = self._made[p] = self._make(p)
-        return cand
+        return self._make(p)
 
     @classmethod
     def of_list(cls, candidates: list[Candidate], draft, frequency: dict[str, int]) -> "_Source":
@@ -173,51 +191,103 @@ class _Source:
                     texts: dict[str, str] | None = None) -> "_Source":
         """A clip's (value, rows, note) entities (``entities()``, worked out once per view under ``name``) less
         the answer and the exclusions; their texts from ``texts`` (:func:`_absent_texts`) or, without it,
-        rendered when drawn."""
-        listed, where, freq = view.memo(name, lambda: _indexed(view, entities()))
-        drop = sorted(i for v in {draft.answer.value, *draft.exclude} for i in where(v))
-        idx = _deleted(np.arange(len(listed)), drop) if drop else np.arange(len(listed))
-
-        def make(p: int) -> Candidate:
-            value, rows, note = listed[idx.item(p)]  # (``int(idx[p])``: no numpy scalar made)
-            text = "" if texts is None else texts.get(value) or texts.setdefault(value, render(view, value))
-            return _candidate(value, text, strategy, present, [] if rows is None else list(rows), note)
-
-        return cls(idx, freq[idx], make, lambda p: listed[idx.item(p)][0])
+        rendered when drawn. These lists are short (a clip's own entities, the sound classes): the places kept
+        are a Python list (numpy's calls cost more than the work on a few dozen), and a list left whole shares
+        the view's frequencies. The source of each set of places left out is kept with the list (the drafts
+        of one key leave out the same)."""
+        (listed, where, freq), made, sources = view.memo(name, lambda: (_indexed(view, entities()), {}, {}))
+        drop = frozenset(i for v in {draft.answer.value, *draft.exclude} for i in where(v))
+        source = sources.get(drop)
+        if source is None:
+            source = sources[drop] = cls._of_listed(view, listed, freq, made, drop, strategy, present, texts)
+        return source
 
     @classmethod
-    def of_table(cls, view: ClipView, table: _Table, base: np.ndarray, draft, strategy: str, present: bool = False,
-                 note: Callable[[int], str] | None = None, first: int = 0, first_note: str = "",
-                 memo: str = "") -> "_Source":
-        """The entities at catalogue positions ``base`` less the answer and the exclusions, noted ``note(i)`` of
-        their position (else ``table.note``). ``base`` is ascending and distinct, or (absent objects) its
-        ``first`` positions are noted ``first_note`` and the rest may repeat them. Absent entities take their
-        texts from :func:`_absent_texts`; present ones (``present``) are rendered when drawn. ``memo``: the
-        view memo ``base`` is kept under; the frequencies of a ``base`` left whole are then kept beside it
-        (most drafts drop nothing from it, and it runs to thousands)."""
-        drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
-        if not drop:
-            idx = base
-        elif first:  # positions may repeat: every place of each (a few values: equality at C speed)
-            hit = base == drop[0]
-            for i in drop[1:]:
-                hit |= base == i
-            first -= int(np.count_nonzero(hit[:first]))  # where the ``first`` positions end without them
-            idx = base[~hit]
+    def _of_listed(cls, view: ClipView, listed: list[tuple], freq: np.ndarray, made: dict[int, Candidate],
+                   drop: frozenset[int], strategy: str, present: bool, texts: dict[str, str] | None) -> "_Source":
+        """:meth:`of_entities`' source of the ``listed`` entities but those at ``drop``."""
+        if drop:
+            idx = [k for k in range(len(listed)) if k not in drop]
+            freq = freq[idx]
         else:
-            at = _found(base, drop)  # (mostly none: an absent pool rarely holds the key or an exclusion)
-            idx = _deleted(base, at) if len(at) else base
+            idx = range(len(listed))
+
+        def make(p: int) -> Candidate:
+            k = idx[p]
+            cand = made.get(k)
+            if cand is None:
+                value, rows, note = listed[k]
+                text = "" if texts is None else texts.get(value) or texts.setdefault(value, render(view, value))
+                cand = made[k] = _candidate(value, text, strategy, present, [] if rows is None else list(rows), note)
+            return cand
+
+        return cls(idx, freq, make, lambda p: listed[idx[p]][0])
+
+    @classmethod
+    def of_table(cls, view: ClipView, table: _Table, base: "_Base", draft, strategy: str, present: bool = False,
+                 note: Callable[[int], str] | None = None, first_note: str = "") -> "_Source":
+        """The entities at the catalogue positions of ``base`` (its ``positions``) less the answer and the
+        exclusions, noted ``note(i)`` of their position (else ``table.note``). The positions are ascending
+        and distinct, or (absent objects) the first ``base.first`` of them are noted ``first_note`` and the
+        rest may repeat them. Absent entities take their texts from :func:`_absent_texts`; present ones
+        (``present``) are rendered when drawn. Most drafts drop nothing from a base (an absent pool rarely
+        holds the key or an exclusion): the source then reads the base's frequencies, kept with it."""
+        positions, first = base.positions, base.first
+        drop = [i for i in (table.position.get(v) for v in (draft.answer.value, *draft.exclude)) if i is not None]
+        if not any(map(base.holds.__getitem__, drop)):
+            if base.source is None:  # (the same for every draft that leaves nothing out: made once)
+                base.source = cls._of_positions(view, table, base, positions, first, strategy, present, note,
+                                                first_note)
+            return base.source
+        if first:  # positions may repeat: every place of each (a few values: equality at C speed)
+            hit = positions == drop[0]
+            for i in drop[1:]:
+                hit |= positions == i
+            first -= int(np.count_nonzero(hit[:first]))  # where the ``first`` positions end without them
+            idx = positions[~hit]
+        else:
+            at = _found(positions, drop)
+            idx = _deleted(positions, at)
+        return cls._of_positions(view, table, base, idx, first, strategy, present, note, first_note)
+
+    @classmethod
+    def _of_positions(cls, view: ClipView, table: _Table, base: "_Base", idx: np.ndarray, first: int, strategy: str,
+                      present: bool, note: Callable[[int], str] | None, first_note: str) -> "_Source":
+        """:meth:`of_table`'s source of the catalogue positions ``idx`` of ``base`` (the first ``first`` of
+        them noted ``first_note``)."""
         texts = None if present else _absent_texts(view)
+        made = base.made
 
         def make(p: int) -> Candidate:
             i = idx.item(p)  # (``int(idx[p])`` without the numpy scalar between: half the cost)
-            value = table.values[i]
-            text = "" if texts is None else texts.get(value) or texts.setdefault(value, render(view, value))
-            said = first_note if p < first else table.note if note is None else note(i)
-            return _candidate(value, text, strategy, present, list(table.rows[i]), said)
+            lead = p < first
+            cand = made.get(-1 - i if lead else i)  # (an object may stand both among the first and after them)
+            if cand is None:
+                value = table.values[i]
+                text = "" if texts is None else texts.get(value) or texts.setdefault(value, render(view, value))
+                said = first_note if lead else table.note if note is None else note(i)
+                cand = made[-1 - i if lead else i] = _candidate(value, text, strategy, present, list(table.rows[i]),
+                                                                said)
+            return cand
 
-        freq = view.memo(f"{memo}:freq", lambda: table.freq[base]) if memo and idx is base else table.freq[idx]
-        return cls(idx, freq, make, lambda p: table.values[idx.item(p)])
+        return cls(idx, table.freq[idx], make, lambda p: table.values[idx.item(p)])
+
+
+class _Base:
+    """Catalogue positions a clip offers of one kind (:meth:`_Source.of_table`), with what its pools share,
+    worked out once per view (a clip draws several pools from one base, and a base runs to thousands):
+    ``positions`` (the first ``first`` of them the same video's objects), ``holds`` (is a catalogue position
+    among them: a mask over the table), ``made`` the candidates its sources made, by catalogue position
+    (``-1 - i`` for position ``i`` among the first: a base is drawn by one strategy, which decides their
+    fields), and ``source`` the source of the whole base, once made."""
+
+    def __init__(self, table: _Table, positions: np.ndarray, first: int = 0):
+        self.positions = positions
+        self.first = first
+        self.holds = np.zeros(len(table.values), dtype=bool)
+        self.holds[positions] = True
+        self.made: dict[int, Candidate] = {}
+        self.source: _Source | None = None  # the source of the whole base (:meth:`_Source.of_table`)
 
 
 def _absent_texts(view: ClipView) -> dict[str, str]:
@@ -309,14 +379,12 @@ def _absent(view: ClipView, draft) -> _Source | list[Candidate]:
     kind = draft.kind
     if kind in ("noun", "action", "purpose", "activity"):
         t = cat.derived("distractor_tables", _tables)[kind]
-        name = f"absent_positions:{kind}"
-        base = view.memo(name, lambda: _absent_positions(view, kind, t))
-        return _Source.of_table(view, t, base, draft, "absent_from_clip", memo=name)
+        base = view.memo(f"absent_positions:{kind}", lambda: _Base(t, _absent_positions(view, kind, t)))
+        return _Source.of_table(view, t, base, draft, "absent_from_clip")
     if kind == "object":
         t = cat.derived("distractor_tables", _tables)["object"]
-        base, first = view.memo("absent_positions:object", lambda: _absent_objects(view, t))
-        return _Source.of_table(view, t, base, draft, "absent_from_clip", first=first,
-                                first_note="moved elsewhere in the video", memo="absent_positions:object")
+        base = view.memo("absent_positions:object", lambda: _Base(t, *_absent_objects(view, t)))
+        return _Source.of_table(view, t, base, draft, "absent_from_clip", first_note="moved elsewhere in the video")
     if kind != "sound":
         return []
     return _Source.of_entities(view, "absent:sound", lambda: _absent_sounds(view), draft,
@@ -340,31 +408,43 @@ def _other_moments(view: ClipView, draft) -> _Source:
 
 
 def _moment_entities(view: ClipView, kind: str, key_class: str | None) -> list[tuple[str, list[str], str]]:
-    """(value, rows, note) of the entities of ``kind`` that occur in the clip, in the order they are offered
-    (they depend on the clip, and for objects on the key's noun class: worked out once per view and class,
-    made into candidates per draft)."""
+    """(value, rows, note) of the entities of ``kind`` that occur in the clip, in the order they are offered;
+    for objects, those of the key's noun class left out (they depend on the clip, and for objects on the
+    key's noun class: worked out once per view and class, made into candidates per draft; the clip's own
+    entities and their rows, once per view)."""
+    listed, classes = view.memo(f"moment_entities:{kind}", lambda: _clip_entities(view, kind))
+    if kind != "object":
+        return listed
+    return [e for e, c in zip(listed, classes) if c != key_class]
+
+
+def _clip_entities(view: ClipView, kind: str) -> tuple[list[tuple[str, list[str], str]], list[str] | None]:
+    """(value, rows, note) of the entities of ``kind`` that occur in the clip, in the order they are offered,
+    and for objects the noun class of each (:func:`_moment_entities` leaves the key's out)."""
     values: list[str] = []
+    classes = None
     if kind == "noun":
-        classes = dict.fromkeys(int(r.noun_class) for r in view.narration_records if not _missing(r.noun_class))
-        values = [f"noun:{c}" for c in classes]
+        present = dict.fromkeys(int(r.noun_class) for r in view.narration_records if not _missing(r.noun_class))
+        values = [f"noun:{c}" for c in present]
     elif kind in ("action", "purpose"):
         values = [f"{kind}:{v}:{n}" for v, n in sorted(view.present_actions)]
     elif kind == "object":
-        values = [f"object:{n}" for n in sorted(view.present_objects)
-                  if not is_placeholder_name(n) and object_class(view.catalogue, n) != key_class]
+        names = [n for n in sorted(view.present_objects) if not is_placeholder_name(n)]
+        values = [f"object:{n}" for n in names]
+        classes = [object_class(view.catalogue, n) for n in names]
     elif kind == "sound":
         values = [f"sound:{c}" for c in sorted(view.present_sound_classes)]
-    return [(value, rows_where(view, value), "occurs in the clip, not at the cued moment") for value in values]
+    return [(value, rows_where(view, value), "occurs in the clip, not at the cued moment") for value in values], classes
 
 
 def _shares_objects(view: ClipView, draft) -> _Source:
     t = view.catalogue.derived("distractor_tables", _tables)["activity"]
-    base = view.memo("shares_objects", lambda: _sharing_activities(view, t))
+    base = view.memo("shares_objects", lambda: _Base(t, _sharing_activities(view, t)))
 
     def note(i: int) -> str:
         return "shares objects: " + ", ".join(sorted(t.objects[i] & view.present_objects)[:4])
 
-    return _Source.of_table(view, t, base, draft, "shares_objects", True, note, memo="shares_objects")
+    return _Source.of_table(view, t, base, draft, "shares_objects", True, note)
 
 
 def _sharing_activities(view: ClipView, t: _Table) -> np.ndarray:
@@ -473,12 +553,10 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     taken: list[Candidate] = []
     taken_at: set[int] = set()
 
-    made, make = source._made, source._make
+    make = source._make  # (:meth:`_Source.get`, inline: a draw looks at a few candidates of thousands)
 
     def admit(p: int) -> bool:
-        cand = made.get(p)  # (:meth:`_Source.get` inline: a draw makes a few candidates of thousands)
-        if cand is None:
-            cand = made[p] = make(p)
+        cand = make(p)
         cand.text = cand.text or render(view, cand.value)
         if not beside.join(cand.text):
             return False
@@ -488,10 +566,10 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         taken_at.add(p)
         return True
 
-    def take(side: Callable[[str], np.ndarray], name: str, want: int) -> bool:
+    def take(side: Callable[[str, int], Iterable[int]], name: str, want: int) -> bool:
         got = 0
         if want:
-            for p in _ints(side(name)):
+            for p in side(name, want):
                 if p not in taken_at and admit(p):
                     got += 1
                     if got == want:
@@ -501,8 +579,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     ranked = rule == "uniform_rank" and has_prior(draft.answer.value)
     if ranked:
         key_f = freq.get(draft.answer.value, 0)
-        f = source.freq
-        higher, lower = int(np.count_nonzero(f > key_f)), int(np.count_nonzero(f < key_f))
+        higher, lower = source.around(key_f)
         # Absent-from-clip pools hold the whole catalogue: a rank they cannot fill means the key is at the
         # corpus's extreme, and another rank would hand the prior the key. Only the clip's own pools retry.
         # Kept only if every rank could be drawn: dropping just the unlucky draws would keep the corpus's
@@ -518,20 +595,25 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
     if rng is not None:
         shuffle(rng, order)
     if ranked:
-        # ``np.array(order, dtype=np.int64)``: packed as 64-bit ints first (``np.array`` looks at every item's
-        # type first, at almost three times the instructions on pools of a thousand)
-        shuffled = np.frombuffer(struct.pack(f"{n}q", *order), dtype=np.int64)
-        fs = f[shuffled]
-        # The shuffled positions on each side of the key's frequency, picked out only for a side a design
-        # draws from (most draws try one or two of the three); how many each holds is known already.
+        # The shuffled positions on each side of the key's frequency, in shuffled order, picked out only for a
+        # side a design draws from (most draws try one or two of the three); how many each holds is known
+        # already. A side dense enough that a design finds its few in the first few dozen positions is read
+        # off the order as it goes (:func:`_scan`); a sparse one of a long pool is picked out at C speed.
         held = {"higher": higher, "equal": n - higher - lower, "lower": lower}
         sides: dict[str, np.ndarray] = {}
 
-        def side(name: str) -> np.ndarray:
+        def side(name: str, want: int) -> Iterable[int]:
+            if n * want <= held[name] * _SCANNED:
+                return _scan(order, source.freq_list(), name, key_f)
             got = sides.get(name)
             if got is None:
-                got = sides[name] = shuffled[_SIDES[name](fs, key_f)]
-            return got
+                if not sides:
+                    # ``np.array(order, dtype=np.int64)``: packed as 64-bit ints first (``np.array`` looks at
+                    # every item's type first, at almost three times the instructions on pools of a thousand)
+                    shuffled = sides["order"] = np.frombuffer(struct.pack(f"{n}q", *order), dtype=np.int64)
+                    sides["freq"] = source.freq[shuffled]
+                got = sides[name] = sides["order"][_SIDES[name](sides["freq"], key_f)]
+            return _ints(got)
 
         drawn = int(rng.randrange(N_DISTRACTORS + 1)) if rng is not None else 0
         # Designs, best first: all three as frequent as the key (both priors exactly at chance), then the
@@ -564,6 +646,19 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
 
 # Which side of the key's corpus frequency a candidate's frequency is on (:func:`pool`'s ranked draw).
 _SIDES = {"higher": operator.gt, "equal": operator.eq, "lower": operator.lt}
+# A side is read off the shuffled order (:func:`_scan`) when a design expects to find its few within this
+# many positions (``want`` of ``held`` in ``n``: about ``want * n / held``), else picked out with numpy.
+_SCANNED = 64
+
+
+def _scan(order: list[int], freq: list[int], name: str, f: int) -> Iterator[int]:
+    """The positions of ``order`` whose frequency is on side ``name`` of ``f``, in order: what
+    ``shuffled[_SIDES[name](freq[shuffled], f)]`` holds, read only as far as a design reads it."""
+    if name == "higher":
+        return (p for p in order if freq[p] > f)
+    if name == "lower":
+        return (p for p in order if freq[p] < f)
+    return (p for p in order if freq[p] == f)
 
 _RANGE: list[int] = []  # ``list(range(k))`` for the largest pool seen (:func:`_positions`)
 

@@ -116,8 +116,14 @@ class Action(Kind):
     def render(self, view, value):
         v, n = value.pair
         own = view.first_narration_of.get((v, n))
-        if own is not None:
-            return action_phrase(own.narration, list(own.all_nouns), self.form, own.verb)
+        if own is not None:  # (the phrase depends on the narration alone: kept with the catalogue, made once)
+            nouns = tuple(own.all_nouns)
+            phrases = view.catalogue.derived("action_phrases", lambda cat: {})
+            key = (own.narration, nouns, self.form, own.verb)
+            phrase = phrases.get(key)
+            if phrase is None:
+                phrase = phrases[key] = action_phrase(own.narration, list(nouns), self.form, own.verb)
+            return phrase
         texts = view.catalogue.derived("action_texts", lambda cat: {})
         key = (v, n, self.form)
         if key not in texts:

@@ -113,15 +113,16 @@ class OptionSet:
     def __init__(self, texts: OptionTexts, first: str, entity: bool = False):
         self._texts = texts
         self._memo = texts._memo  # (looked up first by :meth:`join`: most texts were read before)
-        self._first = first
+        self._first = texts.words(first)
         self._entity = entity
         self.clear()
 
     def clear(self) -> None:
-        """Back to the first text alone."""
-        self._by_word: dict[str, list[tuple]] = {}  # the :meth:`OptionTexts.words` of the texts holding each word
-        self._wordless = 0
-        self.add(self._first)
+        """Back to the first text alone (:meth:`_add` of its words, read once in ``__init__``)."""
+        first = self._first
+        # the :meth:`OptionTexts.words` of the texts holding each word
+        self._by_word: dict[str, list[tuple]] = {word: [first] for word in first[0]}
+        self._wordless = 0 if first[0] else 1
 
     def clashes(self, text: str) -> bool:
         """Does ``text`` clash with any text in the set?"""

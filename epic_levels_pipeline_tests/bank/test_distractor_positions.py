@@ -4,7 +4,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from epic_levels_pipeline.bank.distractors import _deleted, _found, _ints, _places, _positions, _without
+from types import SimpleNamespace
+
+from epic_levels_pipeline.bank.distractors import (_SIDES, _Base, _deleted, _found, _ints, _places, _positions, _scan,
+                                                   _Source, _without)
 
 
 @settings(max_examples=300, deadline=None)
@@ -56,3 +59,36 @@ def test_ints_are_tolist(values, first):
     a = np.array(values, dtype=np.int64)
     got = list(_ints(a, first))
     assert got == a.tolist() and all(type(x) is int for x in got)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.permutations(range(30)), st.lists(st.integers(0, 6), min_size=30, max_size=30), st.integers(-1, 7),
+       st.sampled_from(sorted(_SIDES)))
+def test_a_side_read_off_the_order_is_the_side_numpy_picks(order, freq, key_f, name):
+    """:func:`_scan` yields what the ranked draw's numpy pick holds: the shuffled positions on that side of
+    the key's frequency, in shuffled order (Python ints)."""
+    shuffled = np.array(order, dtype=np.int64)
+    f = np.array(freq, dtype=np.int64)
+    want = shuffled[_SIDES[name](f[shuffled], key_f)].tolist()
+    got = list(_scan(list(order), freq, name, key_f))
+    assert got == want and all(type(p) is int for p in got)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 9), max_size=40), st.integers(-1, 10))
+def test_a_source_counts_either_side_as_its_comparisons_count(freq, key_f):
+    """A source's counts above and below a frequency (two searches of its sorted frequencies, sorted once)
+    are the counts of the comparisons, and its list of frequencies is ``tolist()``."""
+    f = np.array(freq, dtype=np.int64)
+    source = _Source(np.arange(len(f)), f, None, None)
+    for _ in range(2):
+        assert source.around(key_f) == (int(np.count_nonzero(f > key_f)), int(np.count_nonzero(f < key_f)))
+    assert source.freq_list() == freq and all(type(x) is int for x in source.freq_list())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.integers(0, 60), max_size=40))
+def test_a_base_holds_its_positions(positions):
+    table = SimpleNamespace(values=[f"v{i}" for i in range(61)])
+    base = _Base(table, np.array(sorted(positions), dtype=np.int64))
+    assert base.holds.tolist() == [i in positions for i in range(61)]

@@ -105,3 +105,33 @@ def test_candidate_made_directly_is_the_constructed_one(value, text, strategy, p
     assert type(made) is Candidate and made == built
     assert list(vars(made)) == list(vars(built)) == [f.name for f in fields(Candidate)]
     assert made.to_dict() == built.to_dict()
+
+
+def test_pools_sharing_a_views_candidates_draw_what_fresh_views_draw(bundled):
+    """A clip's sources share the candidates they make (one object per entity and view): every draw on a
+    view that has drawn the clip's other pools first gives, field by field, what the same draw gives on a
+    view of its own (the first pool of a view makes all it draws)."""
+    import random
+
+    from epic_levels_pipeline.bank.distractors import pool
+    from epic_levels_pipeline.bank.subtypes import SUBTYPES
+
+    ann, cat = bundled
+    checked = 0
+    for clip in read_manifest(ROOT / "data" / "clips.csv")[:8]:
+        rows = clip_annotations(ann, clip)
+        shared = ClipView(clip, rows, cat)
+        for name, subtype in SUBTYPES.items():
+            if subtype.dataset != clip.dataset:
+                continue
+            for k, draft in enumerate(d for d in subtype.generate(shared) if not isinstance(d, tuple)):
+                for strategy in ("absent_from_clip", "same_clip_other_moments", "shares_objects"):
+                    if strategy == "shares_objects" and draft.kind != "activity":
+                        continue
+                    seed = f"{clip.key}:{name}:{k}:{strategy}"
+                    got = pool(strategy, shared, draft, random.Random(seed))
+                    want = pool(strategy, ClipView(clip, rows, cat), draft, random.Random(seed))
+                    assert [c.to_dict() for c in got.candidates] == [c.to_dict() for c in want.candidates]
+                    assert (got.offered, got.shortfall) == (want.offered, want.shortfall)
+                    checked += len(got.candidates)
+    assert checked > 200

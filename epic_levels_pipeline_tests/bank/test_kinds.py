@@ -47,3 +47,28 @@ def test_a_subtype_without_a_solver_is_refused_at_registration():
         register(Subtype("unsolved", "epic_sounds", ("sound",), "presence", "absent_from_clip", "sound", lambda v: iter(())))
     assert "unsolved" not in SUBTYPES
     assert SUBTYPES["easy_goal"].solve is SUBTYPES["medium_goal"].solve  # one solver serves both
+
+
+def test_action_texts_kept_with_the_catalogue_are_the_phrases_of_the_clips_narrations(bundled):
+    """An action or purpose the clip narrates reads as its first narration's phrase, kept with the catalogue
+    (the same narration in another window reads the same): what ``action_phrase`` makes of it, clip by clip."""
+    from dataclasses import replace
+
+    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.annotations.language import action_phrase
+    from epic_levels_pipeline.bank.clip_view import ClipView
+
+    from ..conftest import ROOT
+
+    ann, cat = bundled
+    cat = replace(cat, _derived={})  # (a catalogue of its own: the texts kept are this test's)
+    checked = 0
+    for clip in read_manifest(ROOT / "data" / "clips.csv"):
+        for _ in range(2):  # a fresh view of the clip reads the kept texts the second time
+            view = ClipView(clip, clip_annotations(ann, clip), cat)
+            for (v, n), own in view.first_narration_of.items():
+                for kind, form in (("action", "gerund"), ("purpose", "infinitive")):
+                    want = action_phrase(own.narration, list(own.all_nouns), form, own.verb)
+                    assert render(view, CandidateValue(kind, f"{v}:{n}")) == want
+                    checked += 1
+    assert checked > 100
