@@ -172,6 +172,22 @@ _LIST_COLUMNS = ("all_nouns", "all_noun_classes")
 _COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3  # slices share their frame's columns safely
 
 
+def _rows_slice(frame: pd.DataFrame, a: int, b: int) -> pd.DataFrame:
+    """Rows ``a:b`` of a batch's frame with a fresh range index: no copy of the batch's columns where
+    copy-on-write (pandas 3) keeps the batch unchanged if a clip's frame is modified. Under it, the slice
+    ``iloc[a:b]`` makes (``_slice``) given its new index at once, not set afterwards (the same frame:
+    ``test_clips`` compares them); else that slice copied, then its index set."""
+    if _COPY_ON_WRITE:
+        try:
+            return frame._slice(slice(a, b), axis=0, new_index=pd.RangeIndex(range(b - a)))
+        except (AttributeError, TypeError):  # the private method moved: the public slice
+            pass
+    part = frame.iloc[a:b]
+    part = part if _COPY_ON_WRITE else part.copy()
+    part.index = pd.RangeIndex(b - a)
+    return part
+
+
 def _stable_types(out: pd.DataFrame, columns=None) -> None:
     """Parquet-friendly, stable types (in place; only ``columns`` when given)."""
     wanted = set(CLIP_ANNOTATION_COLUMNS if columns is None else columns)
@@ -417,12 +433,7 @@ class ClipRowsIndex:
                 where = np.concatenate([np.arange(a, b) for _, a, b in members])
                 variant = big.assign(**_null_columns(absent, len(big), where)) if absent else big
                 for clip, a, b in members:
-                    # a slice given a fresh range index: no copy of the batch's columns where copy-on-write
-                    # (pandas 3) keeps the batch unchanged if a clip's frame is modified
-                    part = variant.iloc[a:b]
-                    part = part if _COPY_ON_WRITE else part.copy()
-                    part.index = pd.RangeIndex(b - a)
-                    result[clip.key] = part
+                    result[clip.key] = _rows_slice(variant, a, b)
         return {key: rows if rows is not None else _empty_rows() for key, rows in result.items()}
 
 

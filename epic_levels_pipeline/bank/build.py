@@ -31,7 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
-from operator import itemgetter
+from operator import is_
 
 import numpy as np
 import pandas as pd
@@ -52,7 +52,7 @@ from ..annotations.catalogue import Catalogue
 from .clip_view import ClipView
 from .distractors import pool as make_pool
 from ..annotations.clips import Clip
-from .levels import derive_scope, outside_window
+from .levels import derive_scope, evidence_json, outside_window
 from .solvers import solve
 from .subtypes import SUBTYPES, BankConfig, Draft
 from ..annotations.language import LETTERS
@@ -69,9 +69,23 @@ POOL_COLUMNS = ["clip_key", "question_id", "subtype", "distractor_strategy", "va
                 "rows", "note", "chosen", "offered"]
 _POOL_AT = {c: i for i, c in enumerate(POOL_COLUMNS)}
 N_OPTIONS = 4
-_question_row = itemgetter(*QUESTION_COLUMNS)  # a question dict → its row, in column order
 # ``json.dumps(obj, sort_keys=True)`` makes this encoder on every call; its ``encode`` gives the same text.
 _SORTED_JSON = json.JSONEncoder(sort_keys=True)
+
+
+def _sorted_json_maker():
+    """``_SORTED_JSON.encode``, or (with the C encoder) the C encoder ``encode`` makes on every call, made
+    once: the same settings (sorted keys, ASCII strings, ``": "`` and ``", "``, NaN allowed), without the
+    check for circular structures (a draft's params are plain values, built fresh)."""
+    c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+    if c_make_encoder is None:  # (no C accelerator: the encoder's own Python path)
+        return _SORTED_JSON.encode
+    encoder = c_make_encoder(None, _SORTED_JSON.default, json.encoder.encode_basestring_ascii, None, ": ", ", ",
+                             True, False, True)
+    return lambda value: "".join(encoder(value, 0))
+
+
+_sorted_json = _sorted_json_maker()
 # The type of the values of these question columns, by how :func:`_finish` makes them (f-string, list
 # displays, ``list.index``, ``bool()``, JSON text, ``==``; ``presence_pick`` is -1 or an index): the frame
 # does not scan them. ``test_build_frames`` checks them on real banks.
@@ -84,7 +98,7 @@ _QUESTION_TYPES = {QUESTION_COLUMNS.index(c): {t} for c, t in (
 
 def question_id(clip: Clip, draft: Draft, strategy: str) -> str:
     """``<clip key>/<subtype>/<strategy>/<digest>``, the digest naming the draft (:func:`_digest`)."""
-    return _question_id(clip.key, draft, strategy, _digest(_SORTED_JSON.encode(draft.params), draft.answer.value))
+    return _question_id(clip.key, draft, strategy, _digest(_sorted_json(draft.params), draft.answer.value))
 
 
 def _question_id(clip_key: str, draft: Draft, strategy: str, digest: str) -> str:
@@ -108,13 +122,13 @@ class _DraftTexts:
 
     def __init__(self, draft: Draft):
         self.draft = draft
-        self.params = _SORTED_JSON.encode(draft.params)
+        self.params = _sorted_json(draft.params)
         self.digest = _digest(self.params, draft.answer.value)
         self._provenance: str | None = None
 
     def provenance(self) -> str:
-        if self._provenance is None:  # Evidence.to_dict() of every row, without asdict's deep copy
-            self._provenance = json.dumps([dict(vars(e)) for e in self.draft.provenance])
+        if self._provenance is None:  # the JSON of Evidence.to_dict() of every row
+            self._provenance = evidence_json(self.draft.provenance)
         return self._provenance
 
 
@@ -142,6 +156,11 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
     questions: list[tuple] = []
     pools = _PoolColumns(clip.key)
     drops: Counter = Counter()
+    # One generator, reseeded for each draw: ``rng.seed(s)`` leaves it in the state ``random.Random(s)``
+    # starts in (its ``__init__`` is that call), without a new generator (its 2.5 KB of state allocated and
+    # freed) for every question: an eighth of the cost of a draw's seeding, by instruction count. Nothing
+    # keeps it past a draw.
+    rng = random.Random(0)
     names = config.subtypes or tuple(SUBTYPES)
     for name in names:
         subtype = SUBTYPES[name]
@@ -153,11 +172,14 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                 drops[f"{name}: {item[1]}"] += 1
             else:
                 drafts.append(item)
-        rng = random.Random(stable_seed(config.seed, clip.key, name))
-        rng.shuffle(drafts)
+        exchangeable = config.distractor_rule == "exchangeable"
+        if len(drafts) > 1:  # (fewer drafts draw no number in either shuffle: no generator to seed, same order)
+            rng.seed(stable_seed(config.seed, clip.key, name))
+            rng.shuffle(drafts)
+            if exchangeable:
+                drafts = _by_key_turns(drafts, rng)
         answers: frozenset[str] = frozenset()
-        if config.distractor_rule == "exchangeable":
-            drafts = _by_key_turns(drafts, rng)
+        if exchangeable:
             answers = frozenset(d.answer.value for d in drafts)  # the peers: every draft's key, kept or not
         # a draft's window check, made once for all strategies: (why it is not asked, or "", and the scope
         # of its rows read inside their spans). It does not read the strategy, and a draft it passed passes
@@ -179,7 +201,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                     continue
                 if i not in texts:
                     texts[i] = _DraftTexts(draft)
-                q, reason = _finish(view, subtype, draft, strategy, config, answers, derived, pools, texts[i])
+                q, reason = _finish(view, subtype, draft, strategy, config, answers, derived, pools, texts[i], rng)
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
@@ -262,11 +284,11 @@ def _columns_frame(cells: list, columns: list[str], known: dict[int, set[type]] 
             strings.append(i)
         else:
             arrays[i] = _typed(values, types)
-    if strings:
-        flat = pa.array(list(chain.from_iterable(cells[i] for i in strings)), type=pa.large_string())
+    if strings:  # (a slice of a one-chunk ChunkedArray is a one-chunk ChunkedArray: nothing left to wrap)
+        flat = pa.chunked_array([pa.array(list(chain.from_iterable(cells[i] for i in strings)), type=pa.large_string())])
         for j, i in enumerate(strings):
             arrays[i] = _arrow_strings(flat.slice(j * n, n))
-    return _frame_of_arrays(arrays, _column_index(tuple(columns)).copy(), n)
+    return _frame_of_arrays(arrays, _labels(tuple(columns)), n)
 
 
 def _frame_of_arrays_public(arrays: list, columns: pd.Index, n: int) -> pd.DataFrame:
@@ -309,16 +331,19 @@ def _frame_of_blocks(arrays: list, columns: pd.Index, n: int) -> pd.DataFrame:
             blocks += [_ExtensionBlock(arrays[i], ndim=2, placement=_BlockPlacement(i)) for i in where]
         else:
             return _frame_of_arrays_public(arrays, columns, n)
-    manager = _BlockManager(blocks, [columns, pd.RangeIndex(n)], verify_integrity=False)
-    manager._consolidate_inplace()  # (consolidated already: it records so, as after ``_from_arrays``)
+    manager = _BlockManager(blocks, [columns, pd.RangeIndex(range(n))], verify_integrity=False)
+    # consolidated already (one block per numpy dtype; extension blocks never merge): recorded so, as
+    # ``_consolidate_inplace`` records it after ``_from_arrays`` (the probe compares the flags too)
+    manager._is_consolidated = manager._known_consolidated = True
     return pd.DataFrame._from_mgr(manager, manager.axes)
 
 
 def _block_layout(frame: pd.DataFrame) -> list:
-    """A frame's blocks as pandas holds them: kind, dtype, placement, shape and memory order of each."""
+    """A frame's blocks as pandas holds them: kind, dtype, placement, shape and memory order of each; then
+    whether its manager knows itself consolidated."""
     return [(type(b), b.dtype, str(b.mgr_locs), b.values.shape,
              b.values.flags.c_contiguous if isinstance(b.values, np.ndarray) else None)
-            for b in frame._mgr.blocks]
+            for b in frame._mgr.blocks] + [(frame._mgr._is_consolidated, frame._mgr._known_consolidated)]
 
 
 def _frame_maker():
@@ -330,7 +355,7 @@ def _frame_maker():
                  _typed((None, "b"), {type(None), str}), np.array([False, True]), np.array([3, 4], dtype=np.int64),
                  _typed((1.5, None), {float, type(None)})]
         if _STR is not None:
-            flat = pa.array(["a", "", "b", "c"], type=pa.large_string())
+            flat = pa.chunked_array([pa.array(["a", "", "b", "c"], type=pa.large_string())])
             probe += [_arrow_strings(flat.slice(0, 2)), _arrow_strings(flat.slice(2, 2))]
         labels = pd.Index([f"c{i}" for i in range(len(probe))])
         made, public = _frame_of_blocks(probe, labels.copy(), 2), _frame_of_arrays_public(probe, labels.copy(), 2)
@@ -343,8 +368,18 @@ def _frame_maker():
 
 @lru_cache(maxsize=None)
 def _column_index(columns: tuple[str, ...]) -> pd.Index:
-    """The frames' column labels, made once per column list (each frame gets a shallow copy)."""
+    """The frames' column labels, made once per column list (each frame gets a shallow copy: :func:`_labels`)."""
     return pd.Index(list(columns))
+
+
+def _labels(columns: tuple[str, ...]) -> pd.Index:
+    """A shallow copy of :func:`_column_index` (a frame's own labels, renamed without renaming another's):
+    ``Index.copy()`` is ``_view()`` after checking the name it is given — none here."""
+    labels = _column_index(columns)
+    try:
+        return labels._view()
+    except AttributeError:  # another pandas
+        return labels.copy()
 
 
 def _inferred_str_dtype():
@@ -363,10 +398,10 @@ def _inferred_str_dtype():
 _STR = _inferred_str_dtype()
 
 
-def _arrow_strings_checked(values: pa.Array) -> ArrowStringArray:
-    """An Arrow ``large_string`` array as the column pandas infers for those strings (needs :data:`_STR`),
-    through the public constructor (which checks the type)."""
-    return ArrowStringArray(pa.chunked_array([values]), dtype=_STR)
+def _arrow_strings_checked(values: pa.Array | pa.ChunkedArray) -> ArrowStringArray:
+    """An Arrow ``large_string`` array (or chunked array) as the column pandas infers for those strings
+    (needs :data:`_STR`), through the public constructor (which checks the type)."""
+    return ArrowStringArray(values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values]), dtype=_STR)
 
 
 def _string_maker():
@@ -378,7 +413,7 @@ def _string_maker():
         return _arrow_strings_checked
     try:
         fast = _arrow_strings_checked(pa.array([], type=pa.large_string()))._from_pyarrow_array
-        probe = pa.array(["a", ""], type=pa.large_string())
+        probe = pa.chunked_array([pa.array(["x", "a", ""], type=pa.large_string())]).slice(1, 2)
         made, checked = fast(probe), _arrow_strings_checked(probe)
         same = type(made) is type(checked) and made.dtype == checked.dtype and \
             made._pa_array.equals(checked._pa_array) and pd.Series(made).equals(pd.Series(checked))
@@ -395,11 +430,19 @@ def _typed(values: tuple, types: set[type]):
     columns of strings only are converted by :func:`_columns_frame`, all at once."""
     if types == {bool}:
         return np.array(values, dtype=bool)
-    if types == {int} and -2**63 <= min(values) and max(values) < 2**63:
-        return np.array(values, dtype=np.int64)
-    if types == {list}:  # lists stay objects (one per cell, never a 2-d array as np.array would make)
+    if types == {int}:
+        try:
+            return np.array(values, dtype=np.int64)
+        except OverflowError:  # an int outside int64: pandas' inference (uint64 or objects)
+            pass
+    elif types == {list} or types == _BOOLS_AND_NONE:
+        # objects as they are: lists one per cell (never a 2-d array as np.array would make); bools with
+        # None are what pandas infers them as too (objects, None kept)
         return np.fromiter(values, dtype=object, count=len(values))
     return pd.Series(list(values))._values
+
+
+_BOOLS_AND_NONE = {bool, type(None)}  # (a pool's ``present``: None where presence cannot tell)
 
 
 _frame_of_arrays = _frame_maker()
@@ -433,7 +476,8 @@ def _read_inside(draft: Draft, subtype) -> tuple[str, str]:
     scope its rows, read inside, derive (:func:`levels.derive_scope`)."""
     inside = [e.read_inside() for e in draft.provenance]
     derived = derive_scope(inside)
-    moved = any(a is not b for a, b in zip(inside, draft.provenance))  # read_inside returns a row already inside
+    # (read_inside returns a row already inside itself: a row moved is another object)
+    moved = not all(map(is_, inside, draft.provenance))
     if (derive_scope(draft.provenance) if moved else derived) == subtype.scope != derived:
         return f"its rows, read inside their spans, give {derived} evidence, not {subtype.scope}", derived
     draft.provenance = inside
@@ -441,14 +485,16 @@ def _read_inside(draft: Draft, subtype) -> tuple[str, str]:
 
 
 def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankConfig,
-            answers: frozenset[str], derived_scope: str | None, pools: _PoolColumns, texts: _DraftTexts):
+            answers: frozenset[str], derived_scope: str | None, pools: _PoolColumns, texts: _DraftTexts,
+            rng: random.Random):
     """The question of one draft under one strategy (its row, in :data:`QUESTION_COLUMNS` order) and why it
     was dropped ("" when kept); its pool rows go to ``pools``, kept or not. ``derived_scope``: the scope of
-    the draft's (read-inside) provenance when already derived; ``texts``: the draft's :class:`_DraftTexts`."""
+    the draft's (read-inside) provenance when already derived; ``texts``: the draft's :class:`_DraftTexts`; ``rng``:
+    the bank's generator, reseeded here for this question."""
     clip = view.clip
     clip_key = clip.key
     qid = _question_id(clip_key, draft, strategy, texts.digest)
-    rng = random.Random(stable_seed(config.seed, qid))
+    rng.seed(stable_seed(config.seed, qid))  # (the state of ``random.Random(stable_seed(config.seed, qid))``)
     drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule, peers=answers)
     candidates, offered = drawn.candidates, drawn.offered
     chosen = candidates[: N_OPTIONS - 1] if len(candidates) >= N_OPTIONS - 1 else []
@@ -468,21 +514,24 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
         return None, "generator's intended answer disagrees with the solver"
     present = [o.present for o in options]
     pick, rule = presence_choice(present)
-    q = {
-        "question_id": qid, "dataset": clip.dataset, "clip_key": clip_key, "video_id": clip.video_id,
-        "subtype": draft.subtype, "level": subtype.level, "scope": subtype.scope,
-        "derived_scope": derive_scope(draft.provenance) if derived_scope is None else derived_scope,
-        "question": draft.question, "options": [o.text for o in options], "option_values": [o.value for o in options],
-        "answer": options[key_index].text, "answer_value": options[key_index].value, "answer_index": key_index,
-        "distractor_strategy": strategy, "provenance": texts.provenance(),
-        "can_stand_alone": bool(draft.can_stand_alone), "stand_alone_reason": draft.stand_alone_reason,
-        "open_question": draft.open_question, "statement": draft.statement, "answer_type": draft.answer_type,
-        "params": texts.params, "option_present": [None if p is None else bool(p) for p in present],
-        "presence_pick": -1 if pick is None else pick, "presence_rule": rule,
-        "presence_correct": pick == key_index, "caveats": list(draft.caveats),
-        "option_frequency": [int(view.catalogue.frequency.get(o.value, 0)) for o in options],
-    }
-    return _question_row(q), ""
+    frequency = view.catalogue.frequency
+    # The row, in QUESTION_COLUMNS order, each line's columns named at its end: a tuple made here, not a
+    # dict of 28 keys read back by name (that cost more than the rest of this function's own lines).
+    row = (
+        qid, clip.dataset, clip_key, clip.video_id,  # question_id, dataset, clip_key, video_id
+        draft.subtype, subtype.level, subtype.scope,  # subtype, level, scope
+        derive_scope(draft.provenance) if derived_scope is None else derived_scope,  # derived_scope
+        draft.question, [o.text for o in options], [o.value for o in options],  # question, options, option_values
+        options[key_index].text, options[key_index].value, key_index,  # answer, answer_value, answer_index
+        strategy, texts.provenance(),  # distractor_strategy, provenance
+        bool(draft.can_stand_alone), draft.stand_alone_reason,  # can_stand_alone, stand_alone_reason
+        draft.open_question, draft.statement, draft.answer_type,  # open_question, statement, answer_type
+        texts.params, [None if p is None else bool(p) for p in present],  # params, option_present
+        -1 if pick is None else pick, rule, pick == key_index,  # presence_pick, presence_rule, presence_correct
+        list(draft.caveats),  # caveats
+        [int(frequency.get(o.value, 0)) for o in options],  # option_frequency
+    )
+    return row, ""
 
 
 def render_question(q: dict | pd.Series, with_key: bool = True) -> str:

@@ -307,18 +307,31 @@ def next_step(view: ClipView, recipe_key: str):
 
     The current step is the recipe span overlapping the window longest (at least 5 s); the next is the
     earliest span of another step of the same recipe starting after it, and it must start after the
-    window ends (otherwise it is visible, not beyond).
+    window ends (otherwise it is visible, not beyond). Worked out once per recipe and view (the generator
+    and every question's solver ask).
     """
+    return view.memo(("next_step", recipe_key), lambda: _next_step_of(view, recipe_key))
+
+
+def _next_step_of(view: ClipView, recipe_key: str):
     clip = view.clip
     steps = [r for r in view.step_records if not _missing(r.recipe_key) and r.recipe_key == recipe_key]
     inside = [r for r in steps if bool(r.in_window)]
     if not inside:
         return None
-    overlap = (np.minimum(np.array([r.stop_s for r in inside], dtype=float), clip.end_s)
-               - np.maximum(np.array([r.start_s for r in inside], dtype=float), clip.start_s))
-    if np.nanmax(overlap) < 5:
-        return None
-    current = inside[int(np.nanargmax(overlap))]  # the first longest, as ``idxmax``
+    # each span's overlap with the window: the floats ``np.minimum``/``np.maximum`` give (a NaN end, first
+    # in ``min``/``max``, stays NaN as there); without a NaN, the first longest is ``nanargmax``'s pick
+    overlap = [min(float(r.stop_s), clip.end_s) - max(float(r.start_s), clip.start_s) for r in inside]
+    if any(o != o for o in overlap):  # a NaN span: numpy's nan-aware reductions decide
+        overlap = np.array(overlap, dtype=float)
+        if np.nanmax(overlap) < 5:
+            return None
+        current = inside[int(np.nanargmax(overlap))]  # the first longest, as ``idxmax``
+    else:
+        longest = max(overlap)
+        if longest < 5:
+            return None
+        current = inside[overlap.index(longest)]  # the first longest, as ``idxmax``
     later = [r for r in steps if r.start_s > current.start_s and (_missing(r.step_id) or r.step_id != current.step_id)]
     # in the order of ``sort_values("start_s")`` (its default sort, ties included)
     later = [later[i] for i in np.argsort(np.array([r.start_s for r in later], dtype=float), kind="quicksort")]

@@ -250,9 +250,10 @@ def gen_sound_moment(view: ClipView):
         if reason:
             yield _skip(reason)
             continue
-        def others(t: float, c: str = occ.sound_class) -> int:
+        def others(t: float, c: str = occ.sound_class) -> int:  # len((heard | maybe) - {c}), one set fewer made
             heard, maybe, _ = sounds_near_cue(view, t)
-            return len((heard | maybe) - {c})
+            either = heard | maybe
+            return len(either) - (c in either)
 
         offset = cues.first_free(cues.cue_seconds(clip, occ.start_s, occ.stop_s, others), used)
         if offset is None:
