@@ -55,3 +55,14 @@ def test_words_read_once_are_the_plain_rule(text):
     assert option_words(text) == words
     plain = frozenset(words) if all(n == 1 for n in words.values()) else None
     assert OptionTexts().words(text) == (dict(words), plain, _stem(found[-1]) if found else "")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.sampled_from(WORDS), st.integers(1, 3), max_size=5),
+       st.dictionaries(st.sampled_from(WORDS), st.integers(1, 3), max_size=5))
+def test_within_is_counter_inclusion(a, b):
+    """:func:`options._within` of two word counts is ``Counter(a) <= Counter(b)``."""
+    from epic_levels_pipeline.bank.options import _within
+
+    assert _within(a, b) == (Counter(a) <= Counter(b))
+    assert _within(b, a) == (Counter(b) <= Counter(a))
