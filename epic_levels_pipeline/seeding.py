@@ -22,43 +22,61 @@ def stable_seed(*parts) -> int:
     return int.from_bytes(hashlib.sha256("|".join(map(str, parts)).encode()).digest()[:6], "big")
 
 
-# Below this length ``random.Random.shuffle`` itself is as fast (the bulk draw's set-up is not worth it).
+try:  # the swap loop compiled (built by the install; optional in pyproject.toml)
+    from epic_levels_pipeline._fisher_yates import swaps as _compiled_swaps
+except ImportError:  # not built here (no compiler at install): the same loop in Python
+    _compiled_swaps = None
+
+# Below this length ``random.Random.shuffle`` itself is as fast as the bulk draw with the Python loop (its
+# set-up is not worth it); the compiled loop is faster from two items on.
 _BULK_SHUFFLE_FROM = 64
 
 
-def shuffle(rng: random.Random, x: list) -> None:
-    """``rng.shuffle(x)``, faster on long lists: the same permutation, and ``rng`` left in the same state.
+def _python_swaps(x: list, m: int, words: bytes) -> int:
+    """The swaps the 32-bit ``words`` (native order) decide, applied to ``x`` from bound ``m`` (the next
+    swap exchanges ``x[m - 1]`` with ``x[r]``, ``r < m``); returns the bound left, 1 when done. A word
+    whose shifted draw is not below the bound is rejected, as ``_randbelow`` rejects it. The compiled
+    ``_fisher_yates.swaps`` is this loop in C."""
+    shift = 32 - m.bit_length()
+    low = 1 << (31 - shift)  # the smallest bound of that bit length
+    for word in memoryview(words).cast("I").tolist():
+        r = word >> shift
+        if r < m:
+            m -= 1
+            x[m], x[r] = x[r], x[m]
+            if m < low:  # one bit fewer from now on
+                if m == 1:
+                    break
+                shift += 1
+                low >>= 1
+    return m
+
+
+def shuffle(rng: random.Random, x: list, *, compiled: bool | None = None) -> None:
+    """``rng.shuffle(x)``, faster: the same permutation, and ``rng`` left in the same state.
 
     It reproduces CPython's ``Random.shuffle`` (3.11): for ``i`` from ``len(x) - 1`` down to 1 it swaps
     ``x[i]`` with ``x[_randbelow(i + 1)]``, where ``_randbelow(m)`` draws ``getrandbits(k)`` (``k`` the bit
     length of ``m``) until the draw is below ``m``; for ``k <= 32`` that is one 32-bit Mersenne Twister word
     shifted right by ``32 - k``. Here the words come in bulk — ``getrandbits(32 * n)`` is ``n`` such words,
     the first drawn the least significant — ``n`` being the swaps still to make, so never a word more than
-    the loop uses (each swap takes at least one), and the loop inlines the shift and the rejection.
-    Anything but a plain ``random.Random`` (a subclass may draw differently) goes to its own ``shuffle``.
-    ``epic_levels_pipeline_tests/test_seeding.py`` proves both equal, permutation and state.
-    The loop is what is left to make faster, and numpy does not: the rejections of one bit length are the
-    fixpoint of a prefix count (a few passes), and the permutation follows from the accepted draws by
-    pointer chasing, but at the distractor pools' lengths (about 1,300) the array calls cost more than the
-    loop they replace (timed on the shuffles of a ``bench/question_bank.py`` run)."""
+    the loop uses (each swap takes at least one), and a loop applies the shifts, rejections and swaps: the
+    compiled one (``_fisher_yates.c``) where the install built it, else the same loop in Python
+    (:func:`_python_swaps`) on lists of :data:`_BULK_SHUFFLE_FROM` items or more, ``rng.shuffle`` below.
+    ``compiled`` forces one loop (tests); by default the compiled one is used when it is there.
+    Anything but a plain ``random.Random`` (a subclass may draw differently) or a plain list goes to its
+    own ``shuffle``. ``epic_levels_pipeline_tests/test_seeding.py`` proves them equal, permutation and state."""
+    if compiled is None:
+        compiled = _compiled_swaps is not None
+    elif compiled and _compiled_swaps is None:
+        raise RuntimeError("the compiled shuffle loop (epic_levels_pipeline._fisher_yates) is not built here")
     i = len(x) - 1
-    if type(rng) is not random.Random or i < _BULK_SHUFFLE_FROM or i >= 1 << 32:
+    if (type(rng) is not random.Random or type(x) is not list or i >= 1 << 32
+            or i < (1 if compiled else _BULK_SHUFFLE_FROM)):
         rng.shuffle(x)
         return
+    loop = _compiled_swaps if compiled else _python_swaps
     getrandbits = rng.getrandbits
+    byteorder = sys.byteorder
     while i > 0:
-        words = memoryview(getrandbits(32 * i).to_bytes(4 * i, sys.byteorder)).cast("I").tolist()
-        m = i + 1  # the bound of the next swap: x[m - 1] is exchanged with x[r], r < m
-        shift = 32 - m.bit_length()
-        low = 1 << (31 - shift)  # the smallest bound of that bit length
-        for word in words:
-            r = word >> shift
-            if r < m:
-                m -= 1
-                x[m], x[r] = x[r], x[m]
-                if m < low:  # one bit fewer from now on
-                    if m == 1:
-                        break
-                    shift += 1
-                    low >>= 1
-        i = m - 1
+        i = loop(x, i + 1, getrandbits(32 * i).to_bytes(4 * i, byteorder)) - 1

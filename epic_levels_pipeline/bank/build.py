@@ -56,7 +56,7 @@ from .levels import derive_scope, evidence_json, outside_window
 from .solvers import solve
 from .subtypes import SUBTYPES, BankConfig, Draft
 from ..annotations.language import LETTERS
-from ..seeding import stable_seed
+from ..seeding import shuffle, stable_seed
 
 QUESTION_COLUMNS = [
     "question_id", "dataset", "clip_key", "video_id", "subtype", "level", "scope", "derived_scope", "question",
@@ -175,7 +175,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
         exchangeable = config.distractor_rule == "exchangeable"
         if len(drafts) > 1:  # (fewer drafts draw no number in either shuffle: no generator to seed, same order)
             rng.seed(stable_seed(config.seed, clip.key, name))
-            rng.shuffle(drafts)
+            shuffle(rng, drafts)
             if exchangeable:
                 drafts = _by_key_turns(drafts, rng)
         answers: frozenset[str] = frozenset()
@@ -461,7 +461,7 @@ def _by_key_turns(drafts: list[Draft], rng: random.Random) -> list[Draft]:
     for d in drafts:
         groups.setdefault(d.answer.value, []).append(d)
     order = list(groups.values())
-    rng.shuffle(order)
+    shuffle(rng, order)
     out = []
     for i in range(max((len(g) for g in order), default=0)):
         out += [g[i] for g in order if i < len(g)]
@@ -505,7 +505,7 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
     if not chosen:
         return None, f"too few distractors ({len(candidates)} < {N_OPTIONS - 1})"
     options = [draft.answer] + chosen
-    rng.shuffle(options)
+    shuffle(rng, options)
     truth = solve(draft.subtype, view, draft.params, [o.value for o in options])
     if sum(truth) != 1:
         return None, f"solver found {sum(truth)} true options"

@@ -620,7 +620,7 @@ def pool(strategy: str, view: ClipView, draft, rng=None, limit: int = 12, rule: 
         # drawn rank (``drawn`` distractors more frequent, the rest less), then the other ranks in a seeded order.
         others = [k for k in range(N_DISTRACTORS + 1) if k != drawn]
         if rng is not None:
-            rng.shuffle(others)
+            shuffle(rng, others)
         designs = [{"equal": N_DISTRACTORS}] + [{"higher": k, "lower": N_DISTRACTORS - k} for k in [drawn] + others]
         for design in designs:
             if any(held[name] < want for name, want in design.items()):
