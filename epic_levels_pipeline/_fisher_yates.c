@@ -12,7 +12,6 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
-#include <string.h>
 
 static int
 bit_length(Py_ssize_t m)
@@ -27,7 +26,7 @@ bit_length(Py_ssize_t m)
 
 PyDoc_STRVAR(swaps_doc,
 "swaps(x, m, words) -> int\n\n"
-"Apply the swaps the 32-bit words (native byte order, a bytes-like of length 4 * count) decide to list x,\n"
+"Apply the swaps the 32-bit words (little-endian, a bytes-like of length 4 * count) decide to list x,\n"
 "starting with bound m (the next swap exchanges x[m - 1] with x[r], r < m), and return the bound left:\n"
 "1 when the shuffle is complete. A word whose shifted draw is not below the bound is rejected, as\n"
 "_randbelow rejects it. Requires 2 <= m <= len(x) and m < 2 ** 32.");
@@ -48,12 +47,14 @@ swaps(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (m == -1 && PyErr_Occurred()) {
         return NULL;
     }
-    if (m < 2 || m > PyList_GET_SIZE(x) || (uint64_t)m >= ((uint64_t)1 << 32)) {
-        PyErr_SetString(PyExc_ValueError, "swaps(): the bound must satisfy 2 <= m <= len(x) and m < 2**32");
-        return NULL;
-    }
     Py_buffer view;
     if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    /* (checked once the buffer is held: getting it may run Python code, which could change the list) */
+    if (m < 2 || m > PyList_GET_SIZE(x) || (uint64_t)m >= ((uint64_t)1 << 32)) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "swaps(): the bound must satisfy 2 <= m <= len(x) and m < 2**32");
         return NULL;
     }
     if (view.len % 4) {
@@ -67,8 +68,8 @@ swaps(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int shift = 32 - bit_length(m);
     Py_ssize_t low = (Py_ssize_t)1 << (31 - shift); /* the smallest bound of that bit length */
     for (Py_ssize_t j = 0; j < count; j++) {
-        uint32_t word;
-        memcpy(&word, bytes + 4 * j, 4);
+        const unsigned char *b = bytes + 4 * j; /* little-endian words, whatever the machine's order */
+        uint32_t word = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
         Py_ssize_t r = (Py_ssize_t)(word >> shift);
         if (r < m) {
             m -= 1;

@@ -32,10 +32,13 @@ except ImportError:  # not built here (no compiler at install): the same loop in
 # Below this length ``random.Random.shuffle`` itself is as fast as the bulk draw with the Python loop (its
 # set-up is not worth it); the compiled loop is faster from two items on.
 _BULK_SHUFFLE_FROM = 64
+# The Python loop reads the words in the machine's order (``memoryview.cast``), which is the order drawn only
+# on a little-endian machine; elsewhere ``rng.shuffle`` itself runs.
+_LITTLE_ENDIAN = sys.byteorder == "little"
 
 
 def _python_swaps(x: list, m: int, words: bytes) -> int:
-    """The swaps the 32-bit ``words`` (native order) decide, applied to ``x`` from bound ``m`` (the next
+    """The swaps the 32-bit ``words`` (little-endian) decide, applied to ``x`` from bound ``m`` (the next
     swap exchanges ``x[m - 1]`` with ``x[r]``, ``r < m``); returns the bound left, 1 when done. A word
     whose shifted draw is not below the bound is rejected, as ``_randbelow`` rejects it. The compiled
     ``_fisher_yates.swaps`` is this loop in C."""
@@ -73,12 +76,11 @@ def shuffle(rng: random.Random, x: list, *, compiled: bool | None = None) -> Non
     elif compiled and _compiled_swaps is None:
         raise RuntimeError("the compiled shuffle loop (epic_levels_pipeline._fisher_yates) is not built here")
     i = len(x) - 1
-    if (type(rng) is not random.Random or type(x) is not list or i >= 1 << 32
+    if (type(rng) is not random.Random or type(x) is not list or i >= (1 << 32) - 1 or not _LITTLE_ENDIAN
             or i < (1 if compiled else _BULK_SHUFFLE_FROM)):
         rng.shuffle(x)
         return
     loop = _compiled_swaps if compiled else _python_swaps
     getrandbits = rng.getrandbits
-    byteorder = sys.byteorder
     while i > 0:
-        i = loop(x, i + 1, getrandbits(32 * i).to_bytes(4 * i, byteorder)) - 1
+        i = loop(x, i + 1, getrandbits(32 * i).to_bytes(4 * i, "little")) - 1

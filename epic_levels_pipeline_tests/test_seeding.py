@@ -89,13 +89,24 @@ def test_compiled_loop_checks_its_arguments():
     words = (7).to_bytes(4, sys.byteorder)
     with pytest.raises(TypeError):
         swaps((1, 2, 3), 3, words)
-    for bound in (1, 4, 2**32):
-        with pytest.raises(ValueError):
+    for bound in (1, 4, 2**32):  # (OverflowError: 2**32 past a 32-bit Py_ssize_t)
+        with pytest.raises((ValueError, OverflowError)):
             swaps([1, 2, 3], bound, words)
     with pytest.raises(ValueError):
         swaps([1, 2, 3], 3, b"abc")
     x = [1, 2, 3]
     assert swaps(x, 3, b"") == 3 and x == [1, 2, 3]  # no words: nothing swapped, the bound unchanged
+
+
+def test_asking_for_the_compiled_loop_where_it_is_not_built_says_so(monkeypatch):
+    monkeypatch.setattr(seeding, "_compiled_swaps", None)
+    with pytest.raises(RuntimeError, match="not built"):
+        shuffle(random.Random(1), list(range(10)), compiled=True)
+    x, y = list(range(100)), list(range(100))  # and by default the Python loop runs, the same shuffle
+    ours, theirs = random.Random(2), random.Random(2)
+    shuffle(ours, x)
+    theirs.shuffle(y)
+    assert x == y and ours.getstate() == theirs.getstate()
 
 
 def test_stable_seed_is_stable():
