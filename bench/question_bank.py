@@ -256,8 +256,9 @@ def main(argv: list[str] | None = None) -> int:
           + (f"; largest worker {maxrss_mib(resource.RUSAGE_CHILDREN):.0f} MiB" if args.workers > 1 else ""))
     if args.workers > 1:
         print(f"  {args.workers} worker processes: clip_annotations and build_bank are seconds summed over the workers")
-    print(f"  seeded shuffle: the {'compiled' if seeding._compiled_swaps is not None else 'Python'} swap loop"
-          + ("" if seeding._compiled_swaps is not None else " (the C extension is not built here: reinstall with a C compiler)"))
+    built = seeding._compiled_swaps is not None
+    print(f"  seeded shuffle: the {'compiled' if built else 'Python'} swap loop"
+          + ("" if built else " (the C extension is not built here: reinstall with a C compiler)"))
     if traced_peak is not None:
         print(f"  peak traced Python allocation (tracemalloc): {traced_peak / 2**20:.1f} MiB")
     return 0

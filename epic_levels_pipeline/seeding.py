@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import random
-import sys
+import struct
 
 DEFAULT_SEED = 20261130
 
@@ -32,9 +32,6 @@ except ImportError:  # not built here (no compiler at install): the same loop in
 # Below this length ``random.Random.shuffle`` itself is as fast as the bulk draw with the Python loop (its
 # set-up is not worth it); the compiled loop is faster from two items on.
 _BULK_SHUFFLE_FROM = 64
-# The Python loop reads the words in the machine's order (``memoryview.cast``), which is the order drawn only
-# on a little-endian machine; elsewhere ``rng.shuffle`` itself runs.
-_LITTLE_ENDIAN = sys.byteorder == "little"
 
 
 def _python_swaps(x: list, m: int, words: bytes) -> int:
@@ -44,7 +41,7 @@ def _python_swaps(x: list, m: int, words: bytes) -> int:
     ``_fisher_yates.swaps`` is this loop in C."""
     shift = 32 - m.bit_length()
     low = 1 << (31 - shift)  # the smallest bound of that bit length
-    for word in memoryview(words).cast("I").tolist():
+    for word in struct.unpack(f"<{len(words) // 4}I", words):
         r = word >> shift
         if r < m:
             m -= 1
@@ -76,7 +73,7 @@ def shuffle(rng: random.Random, x: list, *, compiled: bool | None = None) -> Non
     elif compiled and _compiled_swaps is None:
         raise RuntimeError("the compiled shuffle loop (epic_levels_pipeline._fisher_yates) is not built here")
     i = len(x) - 1
-    if (type(rng) is not random.Random or type(x) is not list or i >= (1 << 32) - 1 or not _LITTLE_ENDIAN
+    if (type(rng) is not random.Random or type(x) is not list or i >= (1 << 32) - 1
             or i < (1 if compiled else _BULK_SHUFFLE_FROM)):
         rng.shuffle(x)
         return
