@@ -42,7 +42,6 @@ from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: 
 from epic_levels_pipeline.annotations.clips import ClipRowsIndex, all_windows, iter_clips_annotations  # noqa: E402
 from epic_levels_pipeline.bank.build import build_bank  # noqa: E402
 from epic_levels_pipeline.bank.subtypes import BankConfig  # noqa: E402
-from epic_levels_pipeline import seeding  # noqa: E402
 
 DATASETS = ("epic_sounds", "hd_epic")
 CUE_SUBTYPE = "low_sound_object"
@@ -256,9 +255,6 @@ def main(argv: list[str] | None = None) -> int:
           + (f"; largest worker {maxrss_mib(resource.RUSAGE_CHILDREN):.0f} MiB" if args.workers > 1 else ""))
     if args.workers > 1:
         print(f"  {args.workers} worker processes: clip_annotations and build_bank are seconds summed over the workers")
-    built = seeding._compiled_swaps is not None
-    print(f"  seeded shuffle: the {'compiled' if built else 'Python'} swap loop"
-          + ("" if built else " (the C extension is not built here: reinstall with a C compiler)"))
     if traced_peak is not None:
         print(f"  peak traced Python allocation (tracemalloc): {traced_peak / 2**20:.1f} MiB")
     return 0

@@ -15,13 +15,14 @@ import json
 import os
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from . import schemas
 
 
 class TableStore:
@@ -87,14 +88,19 @@ class TableStore:
 SMALL_FILE_ROWS = 5_000
 
 
-def write_parquet(frame: pd.DataFrame, path: Path) -> pa.Table:
+def write_parquet(frame: pd.DataFrame | pa.Table, path: Path, name: str | None = None) -> pa.Table:
     """Write atomically: a failed write never replaces a good file. Returns the Arrow table written (its
-    ``to_pandas()`` is what reading the file gives; the frame's index is not written)."""
-    return write_parquets([(frame, path)])[0]
+    ``to_pandas()`` is what reading the file gives; the frame's index is not written). ``name``: the
+    warehouse table it is a file of, whose declared schema (:mod:`.schemas`) it is cast to and checked against."""
+    return write_parquets([(frame, path)], name)[0]
 
 
-def _arrow(frame: pd.DataFrame) -> pa.Table:
-    return pa.Table.from_pandas(frame, preserve_index=False)
+def _arrow(frame: pd.DataFrame | pa.Table, name: str | None) -> pa.Table:
+    """The Arrow table written for ``frame``: of its table's declared schema when ``name`` is given
+    (:func:`.schemas.conform`: a mismatch raises, naming the table and the column), else as inferred."""
+    if name is not None:
+        return schemas.conform(name, frame)
+    return frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
 
 
 def _write_file(table: pa.Table, path: Path) -> None:
@@ -110,41 +116,16 @@ def _write_file(table: pa.Table, path: Path) -> None:
             os.unlink(tmp)
 
 
-def write_parquets(outputs: list[tuple[pd.DataFrame, Path]]) -> list[pa.Table]:
-    """``write_parquet`` of each (frame, path), in order; the Arrow tables written. Each file is written
-    atomically as by ``write_parquet``, and every write has finished (or failed, which raises the first
-    failure) when this returns. Several files (a batch's clips) are encoded and written by one worker thread
-    while this thread converts the next frame to Arrow: Arrow's encoding and the file I/O release the GIL, the
-    conversion from pandas holds it, so the two overlap."""
+def write_parquets(outputs: list[tuple[pd.DataFrame | pa.Table, Path]], name: str | None = None) -> list[pa.Table]:
+    """``write_parquet`` of each (frame or Arrow table, path) of table ``name``, in order; the Arrow tables
+    written. Every output is converted (and checked against its declared schema) before any file is written,
+    so a table that does not fit leaves every file as it was; each file is then written atomically as by
+    ``write_parquet``, in order, and nothing more is written after a failed write (which raises)."""
     for folder in dict.fromkeys(path.parent for _, path in outputs):
         folder.mkdir(parents=True, exist_ok=True)
-    if len(outputs) == 1:
-        table = _arrow(outputs[0][0])
-        _write_file(table, outputs[0][1])
-        return [table]
-    tables, pending, failed = [], [], []
-
-    def write(table: pa.Table, path: Path) -> None:
-        if failed:  # as when written one after the other: nothing more is written after a failed write
-            return
-        try:
-            _write_file(table, path)
-        except BaseException:
-            failed.append(path)
-            raise
-
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet") as writer:
-        try:
-            for frame, path in outputs:
-                if failed:
-                    break
-                tables.append(_arrow(frame))
-                pending.append(writer.submit(write, tables[-1], path))
-        finally:
-            for future in pending:  # every write submitted ends before this returns or raises
-                future.exception()
-    for future in pending:
-        future.result()
+    tables = [_arrow(frame, name) for frame, _ in outputs]
+    for table, (_, path) in zip(tables, outputs):
+        _write_file(table, path)
     return tables
 
 

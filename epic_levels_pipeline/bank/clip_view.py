@@ -21,122 +21,9 @@ import pandas as pd
 
 from ..annotations.catalogue import Catalogue
 from ..annotations.clips import Clip
-from . import kinds
+from .clip_presence import Presence
 from .levels import Evidence
-
-
-def records(frame: pd.DataFrame):
-    """Rows as namedtuples, built from column lists: much faster than ``DataFrame.itertuples`` on the
-    Arrow-backed string columns of pandas 3."""
-    if not len(frame):
-        return []
-    Row = _row_type(tuple(frame.columns))
-    if all(isinstance(t, np.dtype) and t.kind in "Ofib" for t in frame.dtypes):
-        # plain numpy columns: one conversion of the whole frame (floats, ints and bools become Python's)
-        return [Row._make(values) for values in frame.to_numpy(dtype=object).tolist()]
-    return [Row(*values) for values in zip(*(frame[c].tolist() for c in frame.columns))]
-
-
-def _records_of(data: dict[str, np.ndarray]) -> list:
-    """:func:`records` of the frame these column arrays would make, without making it: each column's
-    ``tolist()`` gives the Python values the frame's conversion gives (floats, ints, bools; ``pd.NA`` in
-    nullable integers)."""
-    if not data or not len(next(iter(data.values()))):
-        return []
-    Row = _row_type(tuple(data))
-    return [Row(*values) for values in zip(*(v.tolist() for v in data.values()))]
-
-
-_ROW_TYPES: dict[tuple, type] = {}
-
-
-def _row_type(columns: tuple):
-    from collections import namedtuple
-
-    if columns not in _ROW_TYPES:
-        _ROW_TYPES[columns] = namedtuple("Row", columns, rename=True)
-    return _ROW_TYPES[columns]
-
-
-def _missing(value) -> bool:
-    """Null as ``dropna`` sees it (None, NaN, ``pd.NA``)."""
-    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
-
-
-def rows_with(rows: list, column: str, value) -> list:
-    """The rows whose ``column`` equals ``value`` (a null never does), in order: what a boolean filter
-    ``frame[frame[column] == value]`` keeps."""
-    return [r for r in rows if not _missing(getattr(r, column)) and getattr(r, column) == value]
-
-
-def _grouped(rows: list, column: str) -> dict:
-    """The rows grouped by their ``column`` value, nulls left out, each group in row order: for every
-    value, what :func:`rows_with` keeps."""
-    out: dict = {}
-    for r in rows:
-        value = getattr(r, column)
-        if not _missing(value):
-            out.setdefault(value, []).append(r)
-    return out
-
-
-def _ids_by(rows: list, key) -> dict:
-    """Row ids grouped by ``key(row)``, in row order."""
-    out: dict = {}
-    for r in rows:
-        out.setdefault(key(r), []).append(r.row_id)
-    return out
-
-
-def _column_values(frame: pd.DataFrame, column: str):
-    """The array behind one column of ``frame`` (numpy or extension array), without the Series that
-    ``frame[column]`` builds; the public ``frame[column].array`` where the private accessor is missing."""
-    try:
-        values = frame._get_column_array(frame.columns.get_loc(column))
-    except (AttributeError, TypeError):  # the private accessor moved or the label is not unique
-        values = frame[column].array
-    if isinstance(values, pd.arrays.NumpyExtensionArray):
-        values = values.to_numpy()
-    return values
-
-
-def _strings(values: "pd.arrays.ArrowStringArray") -> np.ndarray:
-    """``values.to_numpy(dtype=object)``: the strings, and the dtype's own null (NaN for ``str``, ``pd.NA``
-    for ``string``) where missing. Read through Arrow in one conversion: pandas' own conversion of a column
-    with nulls filters the array twice, which costs more than the rest of the clip's column reads."""
-    arrow = values.__arrow_array__()
-    out = arrow.to_numpy(zero_copy_only=False)
-    if out.dtype != object:  # (not a string column after all: pandas' conversion)
-        return values.to_numpy(dtype=object)
-    if arrow.null_count:  # (most columns have none: no search for them)
-        out[np.equal(out, None)] = values.dtype.na_value
-    return out
-
-
-def _objects(values) -> np.ndarray:
-    """``values.to_numpy(dtype=object)``. A nullable integer or boolean column (``Int64``, ``boolean``) is
-    read from its values and mask (Python ints or bools, ``pd.NA`` where masked: what pandas' conversion
-    gives, at a fifth of its cost, which mostly goes to setting up warning filters)."""
-    data, mask = getattr(values, "_data", None), getattr(values, "_mask", None)
-    if (isinstance(values, pd.arrays.IntegerArray | pd.arrays.BooleanArray) and isinstance(data, np.ndarray)
-            and isinstance(mask, np.ndarray) and mask.shape == data.shape):
-        out = data.astype(object)
-        out[mask] = pd.NA
-        return out
-    return values.to_numpy(dtype=object)  # (another extension array, or the private fields moved)
-
-
-def _frame(data: dict[str, np.ndarray], index: pd.Index | None = None) -> pd.DataFrame:
-    """A frame of these column arrays as they are (object columns stay object: no string inference; the
-    column labels an object index, which makes every ``frame[column]`` of the generators cheaper)."""
-    n = len(next(iter(data.values()))) if data else 0
-    idx = pd.RangeIndex(n) if index is None else index
-    try:
-        return pd.DataFrame._from_arrays(list(data.values()), columns=pd.Index(list(data), dtype=object), index=idx,
-                                         verify_integrity=False)
-    except (AttributeError, TypeError):  # the private constructor moved: the public one, then object columns back
-        frame = pd.DataFrame(data, index=idx)
-        return frame.astype({c: object for c, v in data.items() if getattr(v, "dtype", None) == object})
+from .rows import _frame, _grouped, _missing, _records_of, _row_type, records, rows_with  # noqa: F401  (their names)
 
 
 _SPAN_COLUMNS = ("start_s", "stop_s")  # read as floats (:meth:`ClipView._column`); every other column as objects
@@ -154,7 +41,7 @@ class Occurrence:
         return (self.start_s + self.stop_s) / 2
 
 
-class ClipView:
+class ClipView(Presence):
     def __init__(self, clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, streams: set[str] | None = None):
         self.clip = clip
         self.catalogue = catalogue
@@ -187,23 +74,15 @@ class ClipView:
     _INT_COLUMNS = ("verb_class", "noun_class")
 
     def _column(self, column: str) -> np.ndarray:
-        """One column of the clip's rows as a numpy array (floats for spans, else objects), read once:
-        the values ``rows[column].to_numpy(...)`` gives, read from the frame's column array without
-        building a Series (a third of the cost on clip-sized frames)."""
+        """One column of the clip's rows as a numpy array (floats for spans, NaN where missing; else Python
+        objects, the column's own null where missing), read once."""
         got = self._arrays.get(column)
         if got is None:
-            values = _column_values(self.rows, column)
+            values = self.rows[column]
             if column in _SPAN_COLUMNS:
-                if isinstance(values, np.ndarray) and values.dtype.kind == "f":
-                    got = np.asarray(values, dtype=float)
-                else:  # nullable or object spans: the Series' conversion, nulls as NaN
-                    got = self.rows[column].to_numpy(dtype=float, na_value=np.nan)
-            elif isinstance(values, np.ndarray):
-                got = np.asarray(values, dtype=object)
-            elif isinstance(values, pd.arrays.ArrowStringArray):
-                got = _strings(values)
+                got = values.to_numpy(dtype=float, na_value=np.nan)
             else:
-                got = _objects(values)
+                got = values.to_numpy(dtype=object)
             self._arrays[column] = got
         return got
 
@@ -352,6 +231,10 @@ class ClipView:
         return _records_of(self._activity_data)
 
     @cached_property
+    def step_records(self) -> list:
+        return _records_of(self._step_data)
+
+    @cached_property
     def track_spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(starts, stops, object names) of the tracks, as arrays in frame order."""
         t = self._track_data
@@ -492,102 +375,3 @@ class ClipView:
         if ((gap > anchor.start_s) & (gap < nxt.start_s)).any():
             return None, "an unlabelled narration lies between: 'next' is unverifiable"
         return nxt, ""
-
-    # --- presence ----------------------------------------------------------------------------------
-    @cached_property
-    def present_sound_classes(self) -> set[str]:
-        return {r.sound_class for r in self.categorised_records if not _missing(r.sound_class)}
-
-    @cached_property
-    def present_noun_classes(self) -> set[int]:
-        out: set[int] = set()
-        for r in self.narration_records:
-            out |= {int(c) for c in r.all_noun_classes}
-        out |= {int(r.noun_class) for r in self.narration_records if not _missing(r.noun_class)}
-        return out
-
-    @cached_property
-    def narration_pairs(self) -> list[tuple[int, int]]:
-        """:meth:`pair` of each labelled narration, in record order (worked out once per view)."""
-        return [self.pair(r) for r in self.narration_records]
-
-    @cached_property
-    def _narration_objects(self) -> list[set[int]]:
-        """:meth:`objects_of` each labelled narration, in record order (do not modify the sets)."""
-        return [self.objects_of(r) for r in self.narration_records]
-
-    @cached_property
-    def narrations_by_pair(self) -> dict[tuple[int, int], list]:
-        """The labelled narrations of each (verb, noun) pair, in record order; the pairs in the order they
-        first occur (do not modify)."""
-        out: dict[tuple[int, int], list] = {}
-        for pair, r in zip(self.narration_pairs, self.narration_records):
-            out.setdefault(pair, []).append(r)
-        return out
-
-    @cached_property
-    def first_narration_of(self) -> dict[tuple[int, int], object]:
-        return {pair: rows[0] for pair, rows in self.narrations_by_pair.items()}
-
-    # --- where each value occurs (rows in frame order), for option texts and pools ------------------
-    @cached_property
-    def sound_rows(self) -> dict[str, list[str]]:
-        return _ids_by(self.categorised_records, lambda r: r.sound_class)
-
-    @cached_property
-    def noun_rows(self) -> dict[int, list[str]]:
-        """Labelled narrations naming each noun class (as main noun or any other)."""
-        out: dict[int, list[str]] = {}
-        for r in self.narration_records:
-            classes = {int(c) for c in r.all_noun_classes}
-            if not _missing(r.noun_class):
-                classes.add(int(r.noun_class))
-            for c in classes:
-                out.setdefault(c, []).append(r.row_id)
-        return out
-
-    @cached_property
-    def first_noun_of(self) -> dict[int, str]:
-        """The noun the first labelled narration with each main noun class wrote."""
-        out: dict[int, str] = {}
-        for r in self.narration_records:
-            if not _missing(r.noun_class):
-                out.setdefault(int(r.noun_class), r.noun)
-        return out
-
-    @cached_property
-    def action_rows(self) -> dict[tuple[int, int], list[str]]:
-        return _ids_by([r for r in self.narration_records if not _missing(r.verb_class) and not _missing(r.noun_class)],
-                       self.pair)
-
-    @cached_property
-    def object_rows(self) -> dict[str, list[str]]:
-        return _ids_by(self.track_records, lambda r: r.object_name)
-
-    @cached_property
-    def step_records(self) -> list:
-        return _records_of(self._step_data)
-
-    @cached_property
-    def step_labels(self) -> dict[str, str]:
-        """The label of each recipe step id's first span."""
-        out: dict[str, str] = {}
-        for r in self.step_records:
-            out.setdefault(r.step_id, r.label)
-        return out
-
-    @cached_property
-    def steps_in_window(self) -> set[str]:
-        return {r.step_id for r in self.step_records if not _missing(r.in_window) and bool(r.in_window)}
-
-    @cached_property
-    def present_actions(self) -> set[tuple[int, int]]:
-        return set(self.first_narration_of)
-
-    @cached_property
-    def present_objects(self) -> set[str]:
-        return {r.object_name for r in self.track_records if not _missing(r.object_name)}
-
-    def present(self, value: str) -> bool | None:
-        """Does the entity occur anywhere in the window? None when presence cannot tell (numbers)."""
-        return kinds.present(self, value)

@@ -17,8 +17,7 @@ the ``level matches provenance`` check compares the two for every generated ques
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields, replace
-from json.encoder import encode_basestring_ascii
+from dataclasses import asdict, dataclass, replace
 
 SCOPES = ("presence", "moment", "sequence", "beyond")
 LEVEL_OF_SCOPE = {"presence": "L1", "moment": "L2", "sequence": "L3", "beyond": "L4"}
@@ -48,29 +47,8 @@ class Evidence:
 
 
 def evidence_json(rows: list[Evidence]) -> str:
-    """``json.dumps([e.to_dict() for e in rows])``: each row written from a template of its fields when
-    they have the plain types the bank gives them (strings, finite floats, None, a bool) — what the JSON
-    encoder writes for them: strings as ``encode_basestring_ascii`` writes them, floats as ``float.__repr__``
-    — else by the encoder itself (``test_evidence_json`` compares the two on any rows)."""
-    return "[" + ", ".join([_row_json(e) for e in rows]) + "]"
-
-
-_FIELDS = ("stream", "row_id", "start_s", "stop_s", "role", "at_s", "in_window", "label")
-_TEMPLATE = tuple(f.name for f in fields(Evidence)) == _FIELDS  # (a field added or moved: the encoder only)
-_string = encode_basestring_ascii
-_float = float.__repr__
-
-
-def _row_json(e: Evidence) -> str:
-    a, b, t = e.start_s, e.stop_s, e.at_s
-    if (_TEMPLATE and type(e) is Evidence and type(a) is float and type(b) is float and a - a == 0 and b - b == 0
-            and (t is None or (type(t) is float and t - t == 0)) and type(e.stream) is str
-            and type(e.row_id) is str and type(e.role) is str and type(e.label) is str
-            and type(e.in_window) is bool):  # (``x - x == 0``: finite; NaN and infinities go to the encoder)
-        return (f'{{"stream": {_string(e.stream)}, "row_id": {_string(e.row_id)}, "start_s": {_float(a)}, '
-                f'"stop_s": {_float(b)}, "role": {_string(e.role)}, "at_s": {"null" if t is None else _float(t)}, '
-                f'"in_window": {"true" if e.in_window else "false"}, "label": {_string(e.label)}}}')
-    return json.dumps(vars(e))  # (the row's own dict: what ``to_dict`` copies)
+    """The provenance column's text: ``json.dumps`` of the rows' dicts (the standard encoder)."""
+    return json.dumps([e.to_dict() for e in rows])
 
 
 MIN_INSIDE_S = 1.0

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import dagster as dg
 import pandas as pd
+import pyarrow as pa
 from pydantic import PrivateAttr
 
 from ..seeding import DEFAULT_SEED
@@ -43,7 +44,8 @@ class ProjectResource(dg.ConfigurableResource):
 
 
 class TableIOManager(dg.ConfigurableIOManager):
-    """DataFrames to ``data/assets/<asset>[/<clip>].parquet`` (atomic); the ``warehouse`` asset makes their views.
+    """DataFrames (or Arrow tables) to ``data/assets/<asset>[/<clip>].parquet`` (atomic), each cast to and
+    checked against its table's declared schema (:mod:`...schemas`); the ``warehouse`` asset makes their views.
 
     Outputs are written atomically and only when the step yields them (blocking checks run before), so a
     failed run leaves the last good materialization in place. A per-clip output is a ``{clip_key: frame}``
@@ -91,12 +93,12 @@ class TableIOManager(dg.ConfigurableIOManager):
                 if missing or not isinstance(obj, dict):
                     raise dg.Failure(f"{name}: the step returned no value for clips {missing or keys}")
             paths = [self._path(name, key) for key in keys]
-            for path, table in zip(paths, write_parquets([(frames[k], p) for k, p in zip(keys, paths)])):
+            for path, table in zip(paths, write_parquets([(frames[k], p) for k, p in zip(keys, paths)], name)):
                 self._written(path, table)  # views: the `warehouse` asset's
             return
         path = self._path(name, None)
-        if isinstance(obj, pd.DataFrame):
-            self._written(path, write_parquet(obj, path))  # the warehouse view is the `warehouse` asset's
+        if isinstance(obj, (pd.DataFrame, pa.Table)):
+            self._written(path, write_parquet(obj, path, name))  # the warehouse view is the `warehouse` asset's
         else:
             path = self.store.object_path(name)
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -177,7 +177,7 @@ def test_rank_shortfall_asks_for_every_rank(key_f, freqs, excluded):
     from types import SimpleNamespace
 
     from epic_levels_pipeline.bank import distractors
-    from epic_levels_pipeline.bank.distractors import Candidate
+    from epic_levels_pipeline.bank.distractors import Candidate, Pool
     from epic_levels_pipeline.bank.subtypes.hd_epic import rank_shortfall
 
     names = [f"thing{i}" for i in range(len(freqs))] + ["knife handle"]  # the last clashes with the key
@@ -185,7 +185,8 @@ def test_rank_shortfall_asks_for_every_rank(key_f, freqs, excluded):
     view = SimpleNamespace(catalogue=SimpleNamespace(frequency=frequency, derived=lambda name, build: build(None)))
     draft = SimpleNamespace(answer=Candidate("object:knife", "knife", "answer"),
                             exclude={f"object:thing{i}" for i in excluded})
-    distractors.POOLS["_generated"] = lambda v, d: [Candidate(f"object:{n}", "", "_generated") for n in names]
+    distractors.POOLS["_generated"] = lambda v, d: Pool.of("_generated", [f"object:{n}" for n in names], frequency,
+                                                           [()] * len(names), "")
     try:
         reason = rank_shortfall(view, draft, "_generated")
     finally:

@@ -12,7 +12,8 @@ from hypothesis import assume, given, strategies as st
 
 from epic_levels_pipeline.bank.checks import option_problems, shortcut_rates
 from epic_levels_pipeline.bank.options import clash, option_words, prior_pick
-from epic_levels_pipeline.scoring.metrics.tables import PRIOR_MIN_N, prior_audit, prior_correct, prior_credit, prior_shortcuts
+from epic_levels_pipeline.scoring.metrics.tables import (PRIOR_MIN_N, prior_audit, prior_correct, prior_credit,
+                                                         prior_shortcuts, prior_shortcuts_holm)
 
 # The bank before frequency matching, distinct options, exact cues and object-sharing purposes.
 BEFORE = {("epic_sounds", "L1"): 75, ("epic_sounds", "L2"): 136, ("epic_sounds", "L3"): 111,
@@ -89,7 +90,10 @@ def test_blind_and_anti_prior_contain_chance_for_every_subtype_and_strategy(bank
     priors = prior_audit(questions, items)
     judged = priors[priors["n"] >= PRIOR_MIN_N]
     assert set(judged["format"]) == {"multiple_choice", "yes_no"} and set(judged["prior"]) == {"blind", "anti_prior"}
-    assert not len(prior_shortcuts(priors)), prior_shortcuts(priors).to_string()
+    # Some 90 judged rows at 95 % each: a few exclude chance by chance alone (the bundled bank is one draw of
+    # 26 clips). None may survive Holm's correction, and no more may be flagged than chance explains.
+    assert not len(prior_shortcuts_holm(priors)), prior_shortcuts_holm(priors).to_string()
+    assert len(prior_shortcuts(priors)) <= 0.05 * len(judged), prior_shortcuts(priors).to_string()
 
 
 def test_presence_oracle_at_chance_on_fixed_and_leaking_on_absent(bank):
@@ -190,12 +194,12 @@ def _drafts(keys):
 
 @given(st.lists(st.sampled_from("abcde"), max_size=20), st.integers(0, 10_000))
 def test_drafts_take_turns_over_their_keys(keys, seed):
-    import random
+    import numpy as np
 
     from epic_levels_pipeline.bank.build import _by_key_turns
 
     drafts = _drafts(keys)
-    out = _by_key_turns(list(drafts), random.Random(seed))
+    out = _by_key_turns(list(drafts), np.random.default_rng(seed))
     assert sorted(d.n for d in out) == list(range(len(drafts)))  # a reordering, nothing lost
     distinct = len(set(keys))
     assert len({d.answer.value for d in out[:distinct]}) == distinct  # every key once before any twice
@@ -205,7 +209,7 @@ def test_drafts_take_turns_over_their_keys(keys, seed):
 
 
 def test_every_key_is_as_likely_to_be_asked_first_however_many_moments_it_has():
-    import random
+    import numpy as np
 
     from epic_levels_pipeline.bank.build import _by_key_turns
 
@@ -213,9 +217,9 @@ def test_every_key_is_as_likely_to_be_asked_first_however_many_moments_it_has():
     # time; taking turns asks each half of the time (2,000 fixed seeds: 0.5 ± 0.035 at 3 SE).
     firsts = Counter()
     for seed in range(2000):
-        rng = random.Random(seed)
+        rng = np.random.default_rng(seed)
         drafts = _drafts(["common"] * 9 + ["rare"])
-        rng.shuffle(drafts)
+        drafts = [drafts[i] for i in rng.permutation(len(drafts))]
         firsts[_by_key_turns(drafts, rng)[0].answer.value] += 1
     assert abs(firsts["rare"] / 2000 - 0.5) < 0.035
 

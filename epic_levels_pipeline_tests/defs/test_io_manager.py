@@ -50,12 +50,12 @@ def test_clip_files_are_read_once_per_run(tmp_path, monkeypatch):
     manager = resources.TableIOManager(root=str(tmp_path))
     store = TableStore(tmp_path / "data" / "assets")
     for i, key in enumerate(CLIPS):
-        write_parquet(pd.DataFrame({"clip": [key], "i": [i]}), store.path("questions", key))
+        write_parquet(pd.DataFrame({"clip": [key], "i": [i]}), store.path("sample_table", key))
     instance = dg.DagsterInstance.ephemeral()
     instance.add_dynamic_partitions(clip_partitions.name, CLIPS)
 
     def context(by_clip: bool):
-        return dg.build_input_context(asset_key=dg.AssetKey("questions"), partition_key=None,
+        return dg.build_input_context(asset_key=dg.AssetKey("sample_table"), partition_key=None,
                                       asset_partitions_def=clip_partitions, instance=instance,
                                       asset_partition_key_range=dg.PartitionKeyRange(CLIPS[0], CLIPS[-1]),
                                       definition_metadata={BY_CLIP: True} if by_clip else {})
@@ -76,21 +76,21 @@ def test_a_table_written_in_the_run_is_not_read_back_and_loads_as_its_file(tmp_p
     frames = {key: pd.DataFrame({"clip": [key, key], "i": [i, None], "options": [["a", "b"], []],
                                  "ok": pd.array([True, None], dtype="boolean"), "x": [0.5, float("nan")]})
               for i, key in enumerate(CLIPS)}
-    out = dg.build_output_context(asset_key=dg.AssetKey("questions"), partition_key=None,
+    out = dg.build_output_context(asset_key=dg.AssetKey("sample_table"), partition_key=None,
                                   asset_partitions_def=clip_partitions, instance=instance,
                                   asset_partition_key_range=dg.PartitionKeyRange(CLIPS[0], CLIPS[-1]))
     manager.handle_output(out, frames)
-    context = dg.build_input_context(asset_key=dg.AssetKey("questions"), partition_key=None,
+    context = dg.build_input_context(asset_key=dg.AssetKey("sample_table"), partition_key=None,
                                      asset_partitions_def=clip_partitions, instance=instance,
                                      asset_partition_key_range=dg.PartitionKeyRange(CLIPS[0], CLIPS[-1]),
                                      definition_metadata={BY_CLIP: True})
     loaded = manager.load_input(context)
     assert not reads
-    for key, path in ((k, TableStore(tmp_path / "data" / "assets").path("questions", k)) for k in CLIPS):
+    for key, path in ((k, TableStore(tmp_path / "data" / "assets").path("sample_table", k)) for k in CLIPS):
         pd.testing.assert_frame_equal(loaded[key], pq.read_table(path).to_pandas(), check_exact=True)
     loaded[CLIPS[0]]["i"] = 7  # a step's change stays private
     assert manager.load_input(context)[CLIPS[0]]["i"].iloc[0] == 0
-    write_parquet(pd.DataFrame({"clip": ["other"]}), TableStore(tmp_path / "data" / "assets").path("questions", CLIPS[1]))
+    write_parquet(pd.DataFrame({"clip": ["other"]}), TableStore(tmp_path / "data" / "assets").path("sample_table", CLIPS[1]))
     assert manager.load_input(context)[CLIPS[1]]["clip"].tolist() == ["other"]  # changed since: read again
     assert len(reads) == 1
 
@@ -200,11 +200,11 @@ def test_clips_of_a_batch_written_then_loaded_by_clip_convert_as_their_files(tmp
                                  "opts": [["a", "b"]] * (i % 3)}) for i, key in enumerate(keys)}
     ranges = {"asset_partitions_def": clip_partitions, "instance": instance, "partition_key": None,
               "asset_partition_key_range": dg.PartitionKeyRange(keys[0], keys[-1])}
-    manager.handle_output(dg.build_output_context(asset_key=dg.AssetKey("questions"), **ranges), frames)
-    loaded = manager.load_input(dg.build_input_context(asset_key=dg.AssetKey("questions"),
+    manager.handle_output(dg.build_output_context(asset_key=dg.AssetKey("sample_table"), **ranges), frames)
+    loaded = manager.load_input(dg.build_input_context(asset_key=dg.AssetKey("sample_table"),
                                                        definition_metadata={BY_CLIP: True}, **ranges))
     store = TableStore(tmp_path / "data" / "assets")
-    _assert_same_frames([loaded[k] for k in keys], [pq.read_table(store.path("questions", k)) for k in keys])
+    _assert_same_frames([loaded[k] for k in keys], [pq.read_table(store.path("sample_table", k)) for k in keys])
 
 
 def test_files_written_together_are_the_files_written_one_by_one_and_a_failure_stops_the_rest(tmp_path):

@@ -63,7 +63,7 @@ def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig,
                              max_per_subtype=config.max_per_subtype,
                              seed=project.seed if config.distractor_seed is None else config.distractor_seed,
                              distractor_rule=config.distractor_rule)
-    questions, pools, meta_q, meta_p = {}, {}, {}, {}
+    questions, meta_q, meta_p, tables_q, tables_p = {}, {}, {}, {}, {}
     key_issues, level_issues, option_issues = [], [], []
     keys = clip_keys(context)
     batch = len(keys) > 1
@@ -82,8 +82,10 @@ def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig,
                     "sample_questions": dg.MetadataValue.md(samples or "_(none)_"),
                     "dropped_by_reason": dg.MetadataValue.md(counts_markdown(dict(bank.drops))),
                 })
-            questions[key], pools[key], meta_q[key] = q, bank.pools, meta
-            meta_p[key] = clip_table_metadata(bank.pools, ["question_id", "distractor_strategy", "role", "text", "present",
+            pool_frame = bank.pools
+            questions[key], meta_q[key] = q, meta
+            tables_q[key], tables_p[key] = bank.question_table, bank.pool_table  # written as they are
+            meta_p[key] = clip_table_metadata(pool_frame, ["question_id", "distractor_strategy", "role", "text", "present",
                                                            "chosen"], 8, batch=batch, first=not meta_p)
             key_issues += key_problems(q, ClipView(clip, rows, entity_catalogue))
             level_issues += level_problems(q)
@@ -101,8 +103,8 @@ def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig,
         raise dg.Failure(description=f"{len(issues)} question(s) failed blocking checks for {', '.join(questions)}; "
                                      "the last good question bank is kept", metadata={"problems": dg.MetadataValue.md(
                                          "\n".join(f"- {p}" for p in issues)[:20000])})
-    yield dg.Output(questions, output_name="questions", metadata=batch_metadata(meta_q, context, "questions"))
-    yield dg.Output(pools, output_name="distractor_pools", metadata=batch_metadata(meta_p, context, "distractor_pools"))
+    yield dg.Output(tables_q, output_name="questions", metadata=batch_metadata(meta_q, context, "questions"))
+    yield dg.Output(tables_p, output_name="distractor_pools", metadata=batch_metadata(meta_p, context, "distractor_pools"))
     rates = shortcut_rates(pd.concat(list(questions.values()), ignore_index=True))
     fixed = rates[(rates["level"] != "L1") & (rates["distractor_strategy"] != "absent_from_clip")]
     leaky = fixed[fixed["presence_oracle_rate"] > fixed["chance"] + SHORTCUT_MARGIN]

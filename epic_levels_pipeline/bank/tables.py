@@ -1,0 +1,58 @@
+"""A clip's bank tables, collected column by column and made into Arrow tables of the declared schemas
+(:mod:`..schemas`): the questions and the distractor pools."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from .. import schemas
+
+QUESTION_COLUMNS = schemas.columns("questions")
+POOL_COLUMNS = schemas.columns("distractor_pools")
+N_OPTIONS = 4
+
+
+class QuestionColumns:
+    """A clip's questions, one list per declared column."""
+
+    def __init__(self):
+        self.cells: dict[str, list] = {c: [] for c in QUESTION_COLUMNS}
+
+    def add(self, row: dict) -> None:
+        for column, values in self.cells.items():
+            values.append(row[column])
+
+    def table(self) -> pa.Table:
+        return schemas.from_columns("questions", self.cells)
+
+
+class PoolColumns:
+    """A clip's pool rows, one list per declared column: each drawn pool adds its candidates' rows, then the
+    answer's."""
+
+    def __init__(self, clip_key: str):
+        self.clip_key = clip_key
+        self.cells: dict[str, list] = {c: [] for c in POOL_COLUMNS}
+
+    def add(self, qid: str, subtype: str, strategy: str, candidates: list, chosen_values: set[str], answer,
+            offered: int) -> None:
+        """One pool: its distractor candidates (``chosen`` when their value is one of ``chosen_values``), then
+        the answer (always chosen)."""
+        k = len(candidates) + 1
+        everyone = [*candidates, answer]
+        c = self.cells
+        c["clip_key"] += [self.clip_key] * k
+        c["question_id"] += [qid] * k
+        c["subtype"] += [subtype] * k
+        c["distractor_strategy"] += [strategy] * k
+        c["value"] += [x.value for x in everyone]
+        c["text"] += [x.text for x in everyone]
+        c["role"] += ["distractor"] * (k - 1) + ["answer"]
+        c["present"] += [x.present for x in everyone]
+        c["rows"] += [list(x.rows) for x in everyone]
+        c["note"] += [x.note for x in everyone]
+        c["chosen"] += [x.value in chosen_values for x in candidates] + [True]
+        c["offered"] += [offered] * k
+
+    def table(self) -> pa.Table:
+        return schemas.from_columns("distractor_pools", self.cells)

@@ -1,0 +1,61 @@
+"""The declared warehouse schemas: every table written through the store is cast to its schema, and a table
+that does not fit fails, naming the table and the column."""
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from epic_levels_pipeline import schemas
+from epic_levels_pipeline.warehouse import read_parquet, write_parquet
+
+
+def _over_marking(**changes):
+    frame = pd.DataFrame({"responder": ["a"], "model": [""], "condition": ["clip"], "n_wrong": [3],
+                          "n_wrong_over_marked": [1], "share": [1 / 3]})
+    return frame.assign(**changes)
+
+
+def test_every_declared_column_has_a_doc():
+    for name, schema in schemas.SCHEMAS.items():
+        docs = schemas.doc(name)
+        assert set(docs) == set(schema.names) and all(d and d != "None" for d in docs.values()), name
+
+
+def test_a_frame_is_written_with_its_declared_schema_and_reads_back(tmp_path):
+    path = tmp_path / "over_marking.parquet"
+    frame = _over_marking()[["share", "responder", "model", "condition", "n_wrong", "n_wrong_over_marked"]]
+    write_parquet(frame, path, "over_marking")
+    assert pq.read_schema(path).remove_metadata().equals(schemas.SCHEMAS["over_marking"].remove_metadata())
+    back = read_parquet([path])
+    assert list(back.columns) == schemas.columns("over_marking") and back["n_wrong"].tolist() == [3]
+
+
+def test_an_empty_frame_gets_the_declared_types(tmp_path):
+    path = tmp_path / "over_marking.parquet"
+    write_parquet(_over_marking().iloc[:0].astype(object), path, "over_marking")
+    assert pq.read_schema(path).field("n_wrong").type == pa.int64()
+
+
+@pytest.mark.parametrize("frame, said", [
+    (_over_marking(n_wrong=["three"]), "table over_marking, column n_wrong"),
+    (_over_marking().drop(columns="share"), "table over_marking: missing column(s) share"),
+    (_over_marking(extra=[1]), "undeclared column(s) extra"),
+])
+def test_a_table_that_does_not_fit_names_table_and_column_and_writes_nothing(tmp_path, frame, said):
+    path = tmp_path / "over_marking.parquet"
+    with pytest.raises(schemas.SchemaError, match=said.replace("(", r"\(").replace(")", r"\)")):
+        write_parquet(frame, path, "over_marking")
+    assert not path.exists()
+
+
+def test_a_not_null_column_refuses_nulls():
+    table = pa.table({c: pa.nulls(1, f.type) for c, f in zip(schemas.columns("questions"), schemas.SCHEMAS["questions"])})
+    with pytest.raises(schemas.SchemaError, match="column question_id: 1 null"):
+        schemas.conform("questions", table)
+
+
+def test_an_undeclared_table_is_written_as_inferred(tmp_path):
+    path = tmp_path / "t.parquet"
+    write_parquet(pd.DataFrame({"x": [1]}), path, "not_a_declared_table")
+    assert read_parquet([path])["x"].tolist() == [1]
