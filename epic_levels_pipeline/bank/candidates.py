@@ -24,10 +24,6 @@ class Candidate:
     rows: tuple[str, ...] = ()  # "stream:row_id" of rows showing where it occurs
     note: str = ""
 
-    def __post_init__(self):
-        if not isinstance(self.rows, tuple):  # (a list given: kept as a tuple, so the value stays frozen)
-            object.__setattr__(self, "rows", tuple(self.rows))
-
     def to_dict(self) -> dict:
         out = asdict(self)
         out["rows"] = list(self.rows)

@@ -105,7 +105,7 @@ OPEN_FORMATS = {
 
 
 def _answer(view: ClipView, value: str, rows: list[str]) -> Candidate:
-    return Candidate(value, render(view, value), "answer", view.present(value), rows, "the key")
+    return Candidate(value, render(view, value), "answer", view.present(value), tuple(rows), "the key")
 
 
 def _skip(reason: str) -> tuple[str, str]:

@@ -303,7 +303,7 @@ def gen_count(view: ClipView):
             f"How many times do you hear {cue} in the clip?",
             f"How many times do you hear {cue} in the clip?",
             f"You hear {cue} exactly {{option}} times in this clip.",
-            Candidate(f"count:{n}", str(n), "answer", None, [f"sound:{r}" for o in occ for r in o.row_ids], "the key"),
+            Candidate(f"count:{n}", str(n), "answer", None, tuple(f"sound:{r}" for o in occ for r in o.row_ids), "the key"),
             "count", "number", evidence, True, "a count has one value",
         )
 
