@@ -80,12 +80,10 @@ class Tally:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
-def column_list(frame, name: str) -> list:
-    """``frame[name].tolist()`` without the Series: ``Series.tolist`` is its values' ``tolist``, read here from
-    the frame's own column (pandas' read-only ``_get_column_array``; building a Series per column and clip
-    cost more than the rest of the tallies). The public path where that accessor is absent."""
-    get = getattr(frame, "_get_column_array", None)
-    return frame[name].tolist() if get is None else get(frame.columns.get_loc(name)).tolist()
+def column_list(table, name: str) -> list:
+    """One column of a bank's Arrow table (``Bank.question_table``) as a list: the tallies read the table the
+    bank writes, not the frame made for readers."""
+    return table.column(name).to_pylist()
 
 
 def run_windows(ann, cat, config, windows: dict, total_clips: int, loop_started: float, progress: bool = True,
@@ -104,9 +102,9 @@ def run_windows(ann, cat, config, windows: dict, total_clips: int, loop_started:
             stage["clip_annotations"] += t1 - t0
             stage["build_bank"] += t2 - t1
             t0 = t2
-            q = bank.questions
+            q = bank.question_table
             tally.n_clips += 1
-            tally.n_questions += len(q)
+            tally.n_questions += q.num_rows
             drops.update(bank.drops)
             subtypes = column_list(q, "subtype")  # (the tallies are the bench's work, not the bank's: kept cheap)
             if subtypes:

@@ -18,6 +18,7 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..annotations.catalogue import Catalogue
 from ..annotations.clips import Clip
@@ -27,6 +28,16 @@ from .rows import _frame, _grouped, _missing, _records_of, _row_type, records, r
 
 
 _SPAN_COLUMNS = ("start_s", "stop_s")  # read as floats (:meth:`ClipView._column`); every other column as objects
+
+
+def _strings(values: pd.Series) -> np.ndarray:
+    """``values.to_numpy(dtype=object)`` of an Arrow-backed string column, through Arrow's own conversion (one
+    pass; pandas' filters the array twice when it has nulls): the strings, the dtype's null where missing."""
+    arrow = pa.array(values)
+    out = arrow.to_numpy(zero_copy_only=False)
+    if arrow.null_count:
+        out[np.equal(out, None)] = values.dtype.na_value
+    return out
 
 
 @dataclass(frozen=True)
@@ -81,6 +92,8 @@ class ClipView(Presence):
             values = self.rows[column]
             if column in _SPAN_COLUMNS:
                 got = values.to_numpy(dtype=float, na_value=np.nan)
+            elif isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow":
+                got = _strings(values)
             else:
                 got = values.to_numpy(dtype=object)
             self._arrays[column] = got
