@@ -18,9 +18,8 @@ from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.warehouse import query
 
 from ..fakes.gemini_server import GeminiTestServer, request_text
-from .test_dagster_pipeline import QUIET
+from .conftest import QUIET
 
-pytestmark = pytest.mark.slow
 
 
 def metric(scores, responder, condition, name, model=""):

@@ -11,10 +11,9 @@ from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.warehouse import query
 
 from ..fakes.gemini_server import GeminiTestServer
-from .test_dagster_pipeline import QUIET
+from .conftest import QUIET
 from .test_model_pipeline import reply
 
-pytestmark = pytest.mark.slow
 
 CLIP = "epic_sounds__P09_08__45-75"
 

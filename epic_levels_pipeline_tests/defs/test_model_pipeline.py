@@ -10,9 +10,8 @@ from epic_levels_pipeline.orchestrate import run_pipeline
 from epic_levels_pipeline.warehouse import query
 
 from ..fakes.gemini_server import GeminiTestServer
-from .test_dagster_pipeline import QUIET
+from .conftest import QUIET
 
-pytestmark = pytest.mark.slow
 
 
 def reply(request: dict) -> str:

@@ -19,7 +19,6 @@ from epic_levels_pipeline.warehouse import query
 from ..fakes.openai_server import OpenAITestServer, default_reply, prompt_text
 from .test_model_pipeline import scripted_answer
 
-pytestmark = pytest.mark.slow
 
 CLIPS = ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45"]
 MODEL = "Qwen/Qwen2.5-Omni-3B"  # an Omni model: video_url with use_audio_in_video
