@@ -139,7 +139,8 @@ def staged():
 
 def offline_tables(ann, cat) -> dict:
     """Questions, items, offline responses (``OFFLINE_RESPONDERS``) and verdicts for every bundled clip,
-    each one frame, the items' rejections (a list) and the banks' drops by reason (a Counter)."""
+    each one frame, the items' rejections (a list), the banks' drops by reason (a Counter) and each clip's
+    ``(clip, rows, bank)`` by clip key (``banks``)."""
     from collections import Counter
 
     import pandas as pd
@@ -153,9 +154,11 @@ def offline_tables(ann, cat) -> dict:
 
     out = {"questions": [], "items": [], "responses": [], "verdicts": [], "rejected": []}
     drops = Counter()
+    banks = {}
     for clip in read_manifest(ROOT / "data" / "clips.csv"):
         rows = clip_annotations(ann, clip)
         bank = build_bank(clip, rows, cat)
+        banks[clip.key] = (clip, rows, bank)
         items, rejected = build_items(bank.questions, ClipView(clip, rows, cat), cat)
         responses = offline_responses(clip, items, bank.questions, rows, cat, OFFLINE_RESPONDERS)
         out["questions"].append(bank.questions)
@@ -164,11 +167,13 @@ def offline_tables(ann, cat) -> dict:
         out["verdicts"].append(verdicts(responses, items))
         out["rejected"] += rejected
         drops.update(bank.drops)
-    return {**{k: (pd.concat(v, ignore_index=True) if k != "rejected" else v) for k, v in out.items()}, "drops": drops}
+    return {**{k: (pd.concat(v, ignore_index=True) if k != "rejected" else v) for k, v in out.items()}, "drops": drops,
+            "banks": banks}
 
 
 @pytest.fixture(scope="session")
 def offline_bank(bundled):
-    """Questions, items, offline responses and verdicts for every bundled clip, and the banks' drops
-    (computed once; read-only)."""
+    """Questions, items, offline responses and verdicts for every bundled clip, the banks' drops and each
+    clip's bank (``offline_tables``; computed once; read-only: every test that needs the bundled bank reads
+    it here)."""
     return offline_tables(*bundled)

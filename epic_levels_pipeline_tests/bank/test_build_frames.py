@@ -113,12 +113,13 @@ def _bundled_banks(bundled):
         yield clip, build_bank(clip, clip_annotations(ann, clip), cat)
 
 
-def test_bundled_bank_frames_are_the_frames_pandas_infers(bundled):
-    """Real banks (every bundled clip): each result frame equals ``pd.DataFrame`` of its own records."""
+def test_bundled_bank_frames_are_the_frames_pandas_infers(offline_bank):
+    """Real banks (every bundled clip, the session's ``offline_bank``): each result frame equals
+    ``pd.DataFrame`` of its own records."""
     from epic_levels_pipeline.bank.build import POOL_COLUMNS, QUESTION_COLUMNS
 
     sizes = set()
-    for _, bank in _bundled_banks(bundled):
+    for _, _, bank in offline_bank["banks"].values():
         for frame, columns in ((bank.questions, QUESTION_COLUMNS), (bank.pools, POOL_COLUMNS)):
             sizes.add(bool(len(frame)))
             pd.testing.assert_frame_equal(frame, pd.DataFrame(frame.to_dict("records"), columns=columns),
@@ -142,7 +143,7 @@ def test_known_column_types_are_the_types_made(bundled, monkeypatch):
         return columns_frame(cells, columns, known)
 
     monkeypatch.setattr(build, "_columns_frame", spy)
-    for _ in _bundled_banks(bundled):
+    for _ in _bundled_banks(bundled):  # built again: the spy must see the frames made
         pass
     assert sum(checked) > 2
 
