@@ -1,4 +1,19 @@
-"""Shared fixtures: a temporary project (a copy of the bundled data) and a temporary Dagster instance."""
+"""Shared fixtures (a temporary project: a copy of the bundled data; a temporary Dagster instance; the bundled
+and staged annotations; the bundled offline bank), the suite's markers and its hypothesis profiles.
+
+Markers are set here, by path and by fixture, so a new test cannot forget them (``pytest --markers``):
+
+- ``e2e``: starts other processes (``epic-levels``, ``dagster dev``, the daemon), a browser or a cluster, or
+  drives the whole graph against a local model server (``E2E_PATHS``, ``E2E_FIXTURES``);
+- ``staged``: reads the full staged annotation files (``STAGED``): takes the ``staged`` fixture or skips with
+  a reason naming the staged files;
+- ``slow``: materializes Dagster assets (takes ``instance``, ``offline_graph``, ``graph_copy`` or
+  ``graph_template``) or is ``e2e``.
+
+The default run (``pytest``: ``addopts`` in pyproject.toml) deselects ``e2e`` and ``staged``; ``.ci/run``
+then runs ``-m "e2e or staged"``. Hypothesis runs the ``dev`` profile, or ``ci`` (more examples) when
+``CI=true``; ``HYPOTHESIS_PROFILE`` names either.
+"""
 
 import os
 import shutil
@@ -6,6 +21,7 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
+from hypothesis import settings
 
 from epic_levels_pipeline.annotations.readers import load_annotations
 from epic_levels_pipeline.annotations.catalogue import build_catalogue
@@ -15,6 +31,64 @@ ROOT = Path(__file__).resolve().parents[1]
 STAGED = ROOT.parent / "shared" / "data"  # the full staged annotation files, when present
 SEED_CLIPS = ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45"]
 OFFLINE_RESPONDERS = ["oracle", "chance", "presence", "blind"]
+
+# No deadline in either profile: on shared machines one example's time varies tenfold, and speed figures come
+# from bench/, not from tests. A test's own @settings says only what it needs (a health check suppressed).
+settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile("ci", max_examples=200, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
+                      or ("ci" if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes") else "dev"))
+
+# Paths (under this folder; a file or a test's node id) of end-to-end tests, with what they start.
+E2E_PATHS = {
+    "test_first_start.py": "`epic-levels run` and the Dagster daemon as processes",
+    "defs/test_ui_e2e.py": "`dagster dev` and headless Chromium",
+    "defs/test_cluster.py": "redis-server, PostgreSQL, Celery workers and the daemon",
+    "defs/test_model_pipeline.py": "the whole graph against the local Gemini server",
+    "defs/test_model_caching_batch.py": "the whole graph against the local Gemini server (caches, batch jobs)",
+    "defs/test_openai_pipeline.py": "the whole graph (through the CLI) against the local OpenAI-compatible server",
+    "defs/test_caption_pipeline.py::test_caption_track_with_a_gemini_model": "the whole graph against the local Gemini server",
+    # the sensor's cycle as the daemon runs it, several runs of the graph each (25-40 s on 2 cores alone)
+    "defs/test_sensor.py::test_sensor_requests_exactly_the_changed_clip": "first tick on an empty instance, then every run it asks for",
+    "defs/test_sensor.py::test_sensor_reruns_when_files_return_to_an_earlier_content": "two edits, each clip's update run",
+}
+E2E_FIXTURES = {"server", "browser", "cluster_project"}  # dagster dev, Chromium, a local cluster
+SLOW_FIXTURES = {"instance", "offline_graph", "graph_copy", "graph_template"}  # materialize Dagster assets
+SLOW_SECONDS = 20.0  # the default run's limit per test (setup, call and teardown each), reported at its end
+
+
+def _reads_staged(item) -> bool:
+    if "staged" in item.fixturenames:
+        return True
+    return any("staged" in str(m.kwargs.get("reason", "")) for m in item.iter_markers("skipif"))
+
+
+def pytest_collection_modifyitems(config, items):
+    here = Path(__file__).resolve().parent
+    for item in items:
+        try:
+            where = Path(str(item.path)).resolve().relative_to(here).as_posix()
+        except ValueError:
+            continue
+        test = f"{where}::{item.name.split('[')[0]}"
+        if where in E2E_PATHS or test in E2E_PATHS or E2E_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.e2e)
+        if _reads_staged(item):
+            item.add_marker(pytest.mark.staged)
+        if item.get_closest_marker("e2e") or SLOW_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Name every test of the run (not ``e2e``) one of whose phases took longer than ``SLOW_SECONDS``."""
+    if "e2e" in (config.getoption("markexpr") or "").replace("not e2e", ""):
+        return
+    over = [(r.duration, r.nodeid, r.when) for rs in terminalreporter.stats.values() for r in rs
+            if getattr(r, "duration", 0) > SLOW_SECONDS and "e2e" not in getattr(r, "keywords", {})]
+    if over:
+        terminalreporter.write_sep("=", f"over {SLOW_SECONDS:g} s outside e2e (make it faster or move it to e2e)")
+        for duration, nodeid, when in sorted(over, reverse=True):
+            terminalreporter.write_line(f"{duration:7.1f}s {when:<8} {nodeid}")
 
 
 def make_project(tmp: Path, clips: list[str] | None = None) -> Paths:
@@ -65,7 +139,8 @@ def staged():
 
 def offline_tables(ann, cat) -> dict:
     """Questions, items, offline responses (``OFFLINE_RESPONDERS``) and verdicts for every bundled clip,
-    each one frame, the items' rejections (a list) and the banks' drops by reason (a Counter)."""
+    each one frame, the items' rejections (a list), the banks' drops by reason (a Counter) and each clip's
+    ``(clip, rows, bank)`` by clip key (``banks``)."""
     from collections import Counter
 
     import pandas as pd
@@ -79,9 +154,11 @@ def offline_tables(ann, cat) -> dict:
 
     out = {"questions": [], "items": [], "responses": [], "verdicts": [], "rejected": []}
     drops = Counter()
+    banks = {}
     for clip in read_manifest(ROOT / "data" / "clips.csv"):
         rows = clip_annotations(ann, clip)
         bank = build_bank(clip, rows, cat)
+        banks[clip.key] = (clip, rows, bank)
         items, rejected = build_items(bank.questions, ClipView(clip, rows, cat), cat)
         responses = offline_responses(clip, items, bank.questions, rows, cat, OFFLINE_RESPONDERS)
         out["questions"].append(bank.questions)
@@ -90,11 +167,13 @@ def offline_tables(ann, cat) -> dict:
         out["verdicts"].append(verdicts(responses, items))
         out["rejected"] += rejected
         drops.update(bank.drops)
-    return {**{k: (pd.concat(v, ignore_index=True) if k != "rejected" else v) for k, v in out.items()}, "drops": drops}
+    return {**{k: (pd.concat(v, ignore_index=True) if k != "rejected" else v) for k, v in out.items()}, "drops": drops,
+            "banks": banks}
 
 
 @pytest.fixture(scope="session")
 def offline_bank(bundled):
-    """Questions, items, offline responses and verdicts for every bundled clip, and the banks' drops
-    (computed once; read-only)."""
+    """Questions, items, offline responses and verdicts for every bundled clip, the banks' drops and each
+    clip's bank (``offline_tables``; computed once; read-only: every test that needs the bundled bank reads
+    it here)."""
     return offline_tables(*bundled)

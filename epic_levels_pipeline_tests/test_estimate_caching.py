@@ -48,7 +48,7 @@ def test_low_resolution_and_fps_change_the_tokens_and_the_cacheable_windows(item
     assert table.loc["caching", "billed_input_tokens"] == table.loc["direct", "billed_input_tokens"]
 
 
-@settings(max_examples=50, deadline=None)
+@settings(deadline=None)
 @given(st.floats(1, 600), st.sampled_from([None, "low", "medium", "high"]), st.sampled_from([None, 0.5, 1.0, 2.0]))
 def test_media_tokens_scale_with_seconds_and_fps(seconds, resolution, fps):
     one = media_tokens(seconds, resolution, fps)

@@ -24,7 +24,6 @@ from epic_levels_pipeline.settings import Paths
 
 from .conftest import SEED_CLIPS, make_project
 
-pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIPS = SEED_CLIPS + ["hd_epic__P09-20240623-120359__1440-1470"]

@@ -53,13 +53,13 @@ def parquet_round_trip(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.read_parquet(buffer)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(clip_rows())
 def test_hash_survives_a_parquet_round_trip(rows):
     assert content_hash(rows) == content_hash(parquet_round_trip(rows))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(clip_rows())
 def test_hash_ignores_row_order_and_scalar_types(rows):
     shuffled = rows.sample(frac=1.0, random_state=1)
@@ -67,7 +67,7 @@ def test_hash_ignores_row_order_and_scalar_types(rows):
     assert content_hash(rows) == content_hash(shuffled) == content_hash(as_objects)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(clip_rows(), st.floats(min_value=0.01, max_value=5))
 def test_a_changed_time_changes_the_hash(rows, shift):
     if not len(rows):

@@ -37,7 +37,7 @@ def _videos(ann):
             + [("hd_epic", v) for v in sorted(set(ann.activities["video_id"]) | set(ann.object_tracks["video_id"]))])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_random_windows_match_clip_by_clip(bundled, data):
     ann, _ = bundled

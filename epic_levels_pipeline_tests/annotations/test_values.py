@@ -7,7 +7,7 @@ from epic_levels_pipeline.annotations import values
 from epic_levels_pipeline.annotations.values import CandidateValue
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.text(max_size=30), st.booleans())
 def test_parse_is_partition_and_round_trips(text, twice):
     kind, _, payload = text.partition(":")

@@ -224,22 +224,19 @@ def test_every_key_is_as_likely_to_be_asked_first_however_many_moments_it_has():
     assert abs(firsts["rare"] / 2000 - 0.5) < 0.035
 
 
-def test_clip_pools_draw_the_subtypes_other_answers_first(bank):
+def test_clip_pools_draw_the_subtypes_other_answers_first(bank, offline_bank):
     """Under the default ``exchangeable`` rule a same-clip question's distractors are the subtype's other
     answers in the clip before anything else the clip holds (the pool rows keep the order of the draw)."""
-    from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
-    from epic_levels_pipeline.bank.build import build_bank
     from epic_levels_pipeline.bank.clip_view import ClipView
     from epic_levels_pipeline.bank.subtypes import SUBTYPES
 
-    questions, _, _, (ann, cat) = bank
+    questions, _, _, (_, cat) = bank
     fixed = questions[questions["distractor_strategy"] == "same_clip_other_moments"]
     checked = mixed = 0
     for clip_key, qs in fixed.groupby("clip_key"):
-        clip = Clip.from_key(clip_key)
-        rows = clip_annotations(ann, clip)
+        clip, rows, built = offline_bank["banks"][clip_key]
         view = ClipView(clip, rows, cat)
-        pools = build_bank(clip, rows, cat).pools
+        pools = built.pools
         for subtype, group in qs.groupby("subtype"):
             peers = {d.answer.value for d in SUBTYPES[subtype].generate(view) if not isinstance(d, tuple)}
             for qid in group["question_id"]:

@@ -20,17 +20,15 @@ from epic_levels_pipeline.bank.subtypes import SUBTYPES
 from ..conftest import ROOT
 
 
-def bank_of(bundled, key):
-    ann, cat = bundled
-    clip = Clip.from_key(key)
-    rows = clip_annotations(ann, clip)
-    return clip, rows, build_bank(clip, rows, cat)
+def bank_of(offline_bank, key):
+    """(clip, rows, bank) of a bundled clip: the session's bank (``conftest.offline_bank``)."""
+    return offline_bank["banks"][Clip.from_key(key).key]
 
 
-def test_every_bundled_clip_gets_questions_at_the_right_levels(bundled):
+def test_every_bundled_clip_gets_questions_at_the_right_levels(bundled, offline_bank):
     levels = {"epic_sounds": set(), "hd_epic": set()}
     for clip in read_manifest(ROOT / "data" / "clips.csv"):
-        _, rows, bank = bank_of(bundled, clip.key)
+        _, rows, bank = bank_of(offline_bank, clip.key)
         assert len(bank.questions), clip.key
         levels[clip.dataset] |= set(bank.questions["level"])
         view = ClipView(clip, rows, bundled[1])
@@ -39,10 +37,10 @@ def test_every_bundled_clip_gets_questions_at_the_right_levels(bundled):
     assert levels == {"epic_sounds": {"L1", "L2", "L3"}, "hd_epic": {"L1", "L2", "L3", "L4"}}
 
 
-def test_p09_08_sound_moment_question_checkable_by_hand(bundled):
+def test_p09_08_sound_moment_question_checkable_by_hand(offline_bank):
     # EPIC_Sounds_validation.csv: P09_08_18 metal / ceramic collision 57.109–57.569 (heard once in 45–75 s).
     # EPIC_100_validation.csv: the only narration overlapping it is P09_08_14 "wash blueberries" 57.50–62.29.
-    _, _, bank = bank_of(bundled, "epic_sounds__P09_08__45-75")
+    _, _, bank = bank_of(offline_bank, "epic_sounds__P09_08__45-75")
     q = bank.questions
     moment = q[(q["subtype"] == "low_sound_object") & (q["distractor_strategy"] == "same_clip_other_moments")].iloc[0]
     assert moment["level"] == "L2"
@@ -56,13 +54,13 @@ def test_p09_08_sound_moment_question_checkable_by_hand(bundled):
     assert sum(leaky["option_present"]) == 1 and leaky["presence_correct"]
 
 
-def test_hd_epic_design_windows(bundled):
-    _, _, bank = bank_of(bundled, "hd_epic__P09-20240623-120359__1440-1470")
+def test_hd_epic_design_windows(offline_bank):
+    _, _, bank = bank_of(offline_bank, "hd_epic__P09-20240623-120359__1440-1470")
     goal = bank.questions[bank.questions["subtype"] == "easy_goal"].iloc[0]
     assert goal["answer"] == "Prepare mango" and goal["level"] == "L1"
     medium = bank.questions[bank.questions["subtype"] == "medium_goal"].iloc[0]
     assert medium["answer"] == "Prepare mango" and medium["level"] == "L3"
-    _, _, bank = bank_of(bundled, "hd_epic__P02-20240210-113925__90-120")
+    _, _, bank = bank_of(offline_bank, "hd_epic__P02-20240210-113925__90-120")
     step = bank.questions[bank.questions["subtype"] == "hard_next_step"].iloc[0]
     assert step["level"] == "L4" and derive_scope(json.loads(step["provenance"])) == "beyond"
 
@@ -76,8 +74,8 @@ def test_levels_are_derived_from_scope():
     assert derive_scope([Evidence("recipe_step", "s", 90, 95, "recipe", at_s=90, in_window=False)]) == "beyond"
 
 
-def test_shortcut_audit_shows_the_leak(bundled):
-    frames = [bank_of(bundled, c.key)[2].questions for c in read_manifest(ROOT / "data" / "clips.csv")]
+def test_shortcut_audit_shows_the_leak(offline_bank):
+    frames = [bank_of(offline_bank, c.key)[2].questions for c in read_manifest(ROOT / "data" / "clips.csv")]
     rates = shortcut_rates(pd.concat(frames))
     moment = rates[rates["level"] != "L1"]
     leaky = moment[moment["distractor_strategy"] == "absent_from_clip"]

@@ -44,7 +44,7 @@ def structures(draw):
     return s
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(structures(), st.sampled_from(["greedy", "hungarian"]))
 def test_a_caption_against_itself_scores_one(s, matcher):
     parsed = parse_caption(render_caption(s), s.dataset, s.duration_s)
@@ -60,7 +60,7 @@ def test_a_caption_against_itself_scores_one(s, matcher):
     assert parsed.structure.links == s.links
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(structures(), st.floats(0.01, 5))
 def test_shifting_past_the_units_extent_gives_zero_temporal_recall(s, extra):
     """Shift every time by more than the extent of all units (last stop − first start): no response unit

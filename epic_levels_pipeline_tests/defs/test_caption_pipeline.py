@@ -18,9 +18,8 @@ from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.warehouse import query
 
 from ..fakes.gemini_server import GeminiTestServer, request_text
-from .test_dagster_pipeline import QUIET
+from .conftest import QUIET
 
-pytestmark = pytest.mark.slow
 
 
 def metric(scores, responder, condition, name, model=""):
@@ -82,6 +81,7 @@ CLIP = "epic_sounds__P09_08__45-75"
 def test_caption_track_with_a_gemini_model(project, instance, monkeypatch):
     """Clip and silenced captions come back as the oracle's JSON; the no_clip one is malformed (truncated JSON):
     the caller records it as an error with the text kept, and it scores 0 on every metric, counted."""
+    # its own project and instance, not a graph_copy: another configuration (a Gemini model, one clip): every asset runs again anyway
     make_test_video(project.media / "epic_sounds" / "P09_08.mp4", 80.0)
     ann = load_annotations(project.annotations)
     clip = Clip.from_key(CLIP)

@@ -21,9 +21,8 @@ from epic_levels_pipeline.warehouse import query, table_digest
 from ..conftest import SEED_CLIPS, make_project
 from ..fakes.cluster import REPO, LocalCluster
 from ..test_bank_digest import PARTS
-from .test_dagster_pipeline import QUIET
+from .conftest import QUIET
 
-pytestmark = pytest.mark.slow
 
 # two clips, one per dataset, keep the test near 3 minutes on 2 cores (each worker runs one run at a time)
 CLIPS = [SEED_CLIPS[0], "hd_epic__P09-20240623-120359__1440-1470"]

@@ -7,31 +7,18 @@ import dagster as dg
 import pandas as pd
 import pytest
 
-from epic_levels_pipeline.orchestrate import load_definitions
 from epic_levels_pipeline.bank.subtypes import SUBTYPES, Subtype, register, unregister
 from epic_levels_pipeline.bank.levels import Evidence
 from epic_levels_pipeline.pipeline import run_core
 from epic_levels_pipeline.warehouse import TableStore, query, read_parquet
 
-from .conftest import QUIET
-
-pytestmark = pytest.mark.slow
+from .conftest import QUIET, TABLES, materialize
 
 
-def materialize(instance, selection, partition_key=None):
-    defs = load_definitions()
-    job = defs.resolve_implicit_global_asset_job_def()
-    return job.execute_in_process(instance=instance, asset_selection=[dg.AssetKey(k) for k in selection],
-                                  partition_key=partition_key, raise_on_error=False, run_config=QUIET)
-
-
-TABLES = ["sounds", "narrations", "activities", "recipe_steps", "object_tracks", "vocabulary", "videos", "entity_catalogue"]
-
-
-def test_clip_annotations_of_seed_clips(project, instance):
-    instance.add_dynamic_partitions("clips", ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45"])
-    assert materialize(instance, TABLES).success
-    assert materialize(instance, ["clip_annotations"], "epic_sounds__P09_08__45-75").success
+def test_clip_annotations_of_seed_clips(graph_copy):
+    """The session's graph materialized the annotation tables and each clip's ``clip_annotations`` (in one
+    batch); one clip materialized on its own gets its own counts and gaps."""
+    project, instance = graph_copy.project, graph_copy.instance
     assert materialize(instance, ["clip_annotations"], "epic_sounds__P02_133__15-45").success
     rows = pd.read_parquet(project.assets / "clip_annotations" / "epic_sounds__P09_08__45-75.parquet")
     tap = rows[(rows["stream"] == "sound") & (rows["row_id"] == "P09_08_13")].iloc[0]
@@ -50,7 +37,8 @@ def test_clip_annotations_of_seed_clips(project, instance):
     assert len(sounds) == 4 and not sounds["categorised"].any()
     assert (~gap.loc[gap["stream"] == "narration", "labelled"]).sum() == 9
     event = instance.get_latest_materialization_event(dg.AssetKey("clip_annotations"))
-    assert "known_gaps" in event.asset_materialization.metadata
+    assert event.asset_materialization.partition == "epic_sounds__P02_133__15-45"
+    assert "known_gaps" in event.asset_materialization.metadata and "rows_by_stream" in event.asset_materialization.metadata
 
 
 def test_whole_graph_offline(offline_graph):
@@ -97,8 +85,8 @@ def _rows(frame: pd.DataFrame) -> list[str]:
     return sorted(json.dumps([plain(v) for v in row], default=str) for row in frame[columns].astype(object).itertuples(index=False))
 
 
-def test_failed_validation_keeps_last_good_tables(project, instance):
-    assert materialize(instance, TABLES).success
+def test_failed_validation_keeps_last_good_tables(graph_copy):
+    project, instance = graph_copy.project, graph_copy.instance  # the tables are materialized there
     good = (project.assets / "sounds.parquet").read_bytes()
     target = project.annotations / "epic-sounds" / "EPIC_Sounds_validation.csv"
     target.write_text(target.read_text().replace("00:00:47.662", "00:00:4x.662", 1))
@@ -110,7 +98,10 @@ def test_failed_validation_keeps_last_good_tables(project, instance):
     assert (project.assets / "sounds.parquet").read_bytes() == good
 
 
-def test_mislevelled_subtype_fails_the_check(project, instance):
+def test_mislevelled_subtype_fails_the_check(graph_copy):
+    project, instance = graph_copy.project, graph_copy.instance  # tables and clip_annotations materialized there
+    good = (project.assets / "questions" / "epic_sounds__P09_08__45-75.parquet").read_bytes()
+
     def one_moment_claimed_sequence(view):
         for draft in SUBTYPES["low_sound_object"].generate(view):
             if isinstance(draft, tuple):
@@ -124,17 +115,14 @@ def test_mislevelled_subtype_fails_the_check(project, instance):
     register(Subtype("bad_sequence", "epic_sounds", ("sound", "narration"), "sequence", "same_clip_other_moments",
                      "entity", one_moment_claimed_sequence))
     try:
-        instance.add_dynamic_partitions("clips", ["epic_sounds__P09_08__45-75"])
-        assert materialize(instance, TABLES).success
-        assert materialize(instance, ["clip_annotations"], "epic_sounds__P09_08__45-75").success
         result = materialize(instance, ["questions", "distractor_pools"], "epic_sounds__P09_08__45-75")
         assert not result.success
         checks = [e for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
         level = [e.event_specific_data for e in checks if e.event_specific_data.check_name == "level_matches_provenance"][0]
         assert not level.passed
         assert "bad_sequence declares sequence (L3) but its evidence is moment" in str(level.metadata["problems"].value)
-        # the blocking check ran before the outputs: nothing of the failing bank was written
-        assert not (project.assets / "questions" / "epic_sounds__P09_08__45-75.parquet").exists()
+        # the blocking check ran before the outputs: nothing of the failing bank was written, the last good one stays
+        assert (project.assets / "questions" / "epic_sounds__P09_08__45-75.parquet").read_bytes() == good
     finally:
         unregister("bad_sequence")
         SOLVERS.pop("bad_sequence", None)

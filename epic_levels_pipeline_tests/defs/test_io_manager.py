@@ -174,7 +174,7 @@ _clip_row = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.lists(_clip_row, max_size=4), min_size=1, max_size=6), st.booleans())
 def test_tables_converted_together_give_each_the_frame_it_gives_alone(clips, typed):
     """``to_frames`` (the IO manager's conversion of a run's written clip tables) equals converting each table

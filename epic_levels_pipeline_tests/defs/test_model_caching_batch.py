@@ -11,10 +11,9 @@ from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.warehouse import query
 
 from ..fakes.gemini_server import GeminiTestServer
-from .test_dagster_pipeline import QUIET
+from .conftest import QUIET
 from .test_model_pipeline import reply
 
-pytestmark = pytest.mark.slow
 
 CLIP = "epic_sounds__P09_08__45-75"
 
@@ -24,6 +23,7 @@ def config(**evaluation) -> dict:
 
 
 def test_caching_then_batch_through_the_graph(project, instance, monkeypatch):
+    # its own project and instance, not a graph_copy: another configuration (Gemini models, caching, batch): every asset runs again anyway
     make_test_video(project.media / "epic_sounds" / "P09_08.mp4", 80.0)
     with GeminiTestServer(reply, processing_polls=0, file_part_tokens=8700, batch_running_polls=1) as server:
         monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-secret")

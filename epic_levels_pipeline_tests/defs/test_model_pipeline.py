@@ -10,9 +10,8 @@ from epic_levels_pipeline.orchestrate import run_pipeline
 from epic_levels_pipeline.warehouse import query
 
 from ..fakes.gemini_server import GeminiTestServer
-from .test_dagster_pipeline import QUIET
+from .conftest import QUIET
 
-pytestmark = pytest.mark.slow
 
 
 def reply(request: dict) -> str:
@@ -47,6 +46,7 @@ def answer_calls(server) -> int:
 
 
 def test_model_responses_cached_and_recomputed_only_for_the_changed_clip(project, instance, monkeypatch):
+    # its own project and instance, not a graph_copy: another configuration (a Gemini model, oracle only): every asset runs again anyway
     make_test_video(project.media / "epic_sounds" / "P09_08.mp4", 80.0)
     clips = ["epic_sounds__P09_08__45-75", "hd_epic__P09-20240623-120359__1440-1470"]
     with GeminiTestServer(reply, processing_polls=0) as server:

@@ -19,7 +19,6 @@ from epic_levels_pipeline.warehouse import query
 from ..fakes.openai_server import OpenAITestServer, default_reply, prompt_text
 from .test_model_pipeline import scripted_answer
 
-pytestmark = pytest.mark.slow
 
 CLIPS = ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45"]
 MODEL = "Qwen/Qwen2.5-Omni-3B"  # an Omni model: video_url with use_audio_in_video
@@ -40,6 +39,7 @@ def files_holding(root: Path, secret: bytes) -> list[str]:
 
 
 def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(project, monkeypatch, capsys):
+    # its own project and instance, not a graph_copy: the CLI's own project instance, a vLLM model; and no file may hold the key, so none is copied in
     make_test_video(project.media / "epic_sounds" / "P09_08.mp4", 80.0)
     make_test_video(project.media / "epic_sounds" / "P02_133.mp4", 50.0)
     for var in ("OPENAI_API_KEY", "VLLM_BASE_URL", "EPIC_LEVELS_JUDGE_MODEL", "EPIC_LEVELS_RESPONDERS"):

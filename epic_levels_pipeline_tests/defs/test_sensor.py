@@ -8,13 +8,10 @@ import pytest
 from epic_levels_pipeline.defs.operations.sensors import annotation_change_sensor, rescore_after_retire, retire_clips_job
 from epic_levels_pipeline.defs.resources import ProjectResource
 
-from epic_levels_pipeline.orchestrate import load_definitions
-
-from .test_dagster_pipeline import QUIET, TABLES, materialize
+from .conftest import QUIET, TABLES, definitions, materialize
 
 CLIP_JOBS = ("clip_annotations_job", "clip_chain_job", "clip_update_job")
 
-pytestmark = pytest.mark.slow
 
 
 def evaluate(instance, project, cursor):
@@ -51,7 +48,7 @@ def requested(instance, result) -> list[tuple[str, list[str]]]:
 
 def run_requested(instance, result):
     """Execute each requested clip run (one clip or a batch), as the daemon would launch it."""
-    defs = load_definitions()
+    defs = definitions()
     for request in result.run_requests:
         if request.job_name in CLIP_JOBS:
             job = defs.resolve_job_def(request.job_name)
@@ -60,6 +57,7 @@ def run_requested(instance, result):
 
 
 def test_sensor_requests_exactly_the_changed_clip(project, instance):
+    # an empty instance (not a graph_copy): the first tick must register the partitions and ask for the tables
     # first tick: partitions registered, tables requested (none materialized yet)
     first = evaluate(instance, project, None)
     apply(instance, first)
@@ -90,22 +88,21 @@ def test_sensor_requests_exactly_the_changed_clip(project, instance):
     assert fifth.run_requests == []
 
 
-def test_materializations_made_elsewhere_count_as_current(project, instance):
+def test_materializations_made_elsewhere_count_as_current(graph_copy):
     """The CLI, the UI and the sensor share one record: the hash each clip_annotations materialization
-    recorded. A clip materialized outside the sensor is current for it from its first tick."""
-    instance.add_dynamic_partitions("clips", ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45",
-                                              "hd_epic__P09-20240623-120359__1440-1470"])
-    assert materialize(instance, TABLES).success
-    for key in instance.get_dynamic_partitions("clips"):
-        assert materialize(instance, ["clip_annotations"], key).success
+    recorded. A clip materialized outside the sensor (here by ``epic-levels run``'s driver, in the session's
+    graph) is current for it from its first tick."""
+    project, instance = graph_copy.project, graph_copy.instance
+    assert set(instance.get_dynamic_partitions("clips")) == {
+        "epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45", "hd_epic__P09-20240623-120359__1440-1470"}
     first = evaluate(instance, project, None)
     assert first.run_requests == [] and not first.dynamic_partitions_requests
     cursor = json.loads(first.cursor)
     assert set(cursor["clips"]) == set(instance.get_dynamic_partitions("clips")) and cursor["storage_id"]
 
 
-def test_annotation_error_keeps_the_queued_rescore(project, instance):
-    assert materialize(instance, TABLES).success
+def test_annotation_error_keeps_the_queued_rescore(graph_copy):
+    project, instance = graph_copy.project, graph_copy.instance  # everything materialized there
     first = evaluate(instance, project, None)
     apply(instance, first)
     run_requested(instance, first)
@@ -118,8 +115,8 @@ def test_annotation_error_keeps_the_queued_rescore(project, instance):
     assert "retire_clips_job" in [r.job_name for r in second.run_requests]
 
 
-def test_sensor_adds_and_retires_partitions(project, instance):
-    assert materialize(instance, TABLES).success
+def test_sensor_adds_and_retires_partitions(graph_copy):
+    project, instance = graph_copy.project, graph_copy.instance  # everything materialized there
     first = evaluate(instance, project, None)
     apply(instance, first)
     manifest = project.manifest
@@ -153,9 +150,9 @@ def test_sensor_adds_and_retires_partitions(project, instance):
     assert rescore.run_key == f"rescore-after:{result.run_id}"  # scores stop counting it now
 
 
-def test_sensor_reruns_when_files_return_to_an_earlier_content(project, instance):
+def test_sensor_reruns_when_files_return_to_an_earlier_content(graph_copy):
     """A -> B -> A: Dagster never reuses a run key, so keys carry a sequence number."""
-    assert materialize(instance, TABLES).success
+    project, instance = graph_copy.project, graph_copy.instance  # everything materialized there
     first = evaluate(instance, project, None)
     apply(instance, first)
     run_requested(instance, first)

@@ -42,7 +42,6 @@ from selenium.webdriver.support.ui import WebDriverWait
 from epic_levels_pipeline.orchestrate import project_instance
 from epic_levels_pipeline.settings import Paths
 
-pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIP = "epic_sounds__P09_08__45-75"

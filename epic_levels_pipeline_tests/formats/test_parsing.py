@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from epic_levels_pipeline.formats.parsing import (
@@ -361,7 +361,6 @@ def test_round_trip_numbers(n, template):
     assert parse_number(reply) == Parsed(n, "parsed")
 
 
-@settings(max_examples=60)
 @given(st.sampled_from(["spoon", "wooden spoon", "pan lid", "chopping board", "knife", "kettle"]),
        st.sampled_from(["", "the ", "a ", "some "]), st.booleans(), st.sampled_from(["", ".", " on the hob"]))
 def test_named_option_is_found(name, article, plural, tail):

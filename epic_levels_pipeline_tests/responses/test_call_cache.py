@@ -34,7 +34,7 @@ json_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_si
                          st.floats(allow_nan=False, allow_infinity=False))
 
 
-@settings(max_examples=50, deadline=None)
+@settings(deadline=None)
 @given(st.dictionaries(st.text(min_size=1, max_size=6), json_scalars, max_size=6), st.randoms())
 def test_cache_key_ignores_settings_key_order(d, rnd):
     items = list(d.items())

@@ -197,7 +197,7 @@ def test_on_result_sees_every_fresh_result_and_cannot_break_the_run():
     assert sorted(seen) == ["k0", "k1", "k2", "k3"] and all(r.status == "ok" for r in results)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.lists(st.sampled_from(["ok", "retry", "boom"]), max_size=4), min_size=1,
                 max_size=12))
 def test_no_request_is_ever_lost(plan):

@@ -174,7 +174,7 @@ def _enumerated(only_a, only_b) -> float:
 clip_counts = st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=2, max_size=9)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(clip_counts)
 def test_clustered_p_is_the_enumerated_sign_flip_p(counts):
     only_a, only_b = zip(*counts)
@@ -182,7 +182,7 @@ def test_clustered_p_is_the_enumerated_sign_flip_p(counts):
     assert mcnemar_clustered(only_a, only_b) == pytest.approx(_enumerated(only_a, only_b), rel=1e-12, abs=1e-15)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=0, max_size=300))
 def test_independent_clips_give_the_plain_mcnemar_p(pairs):
     # one pair per clip: the sign-flip distribution is exactly Bin(b + c, 1/2), so the tolerance is zero
@@ -203,7 +203,7 @@ def _pairs_of(clip_pairs: list[list[tuple[bool, bool]]], copies: dict[int, int])
     return a, b, clips
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=5), min_size=3, max_size=8),
        st.data())
 def test_duplicating_one_clip_shrinks_the_plain_p_but_not_the_clustered_p(clip_pairs, data):
@@ -268,7 +268,7 @@ def _rows(clips):
     return np.array(correct, dtype=float), np.array(chance), names
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(clip_rows, st.sampled_from([0.0, 1 / 16, 1 / 15, 0.25, 0.5]))
 def test_one_chance_gives_the_transformed_accuracy_interval(clips, chance):
     correct, _, names = _rows(clips)
@@ -278,7 +278,7 @@ def test_one_chance_gives_the_transformed_accuracy_interval(clips, chance):
     assert cc == chance_corrected_interval(*acc, chances.mean())  # exactly the numbers of before
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(clip_rows)
 def test_pooled_chance_interval_contains_the_estimate(clips):
     correct, chances, names = _rows(clips)
