@@ -15,7 +15,7 @@ def test_stable_seed_is_stable():
     assert 0 <= stable_seed("x") < 2**48
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(parts=st.lists(st.one_of(st.integers(), st.text(max_size=40), st.floats(allow_nan=False)), min_size=1,
                       max_size=5))
 def test_stable_seed_is_the_hex_rule(parts):

@@ -46,7 +46,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_
                     max_leaves=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.dictionaries(st.text(max_size=4), JSON, max_size=4), JSON)
 def test_digest_from_params_json_is_digest_of_the_pair(params, value):
     """A draft's question-id digest, made from its params' JSON (made once per draft), is the sha1 of the

@@ -56,7 +56,7 @@ def _columns(draw):
     return data
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(_columns())
 def test_records_from_column_arrays_equal_records_of_their_frame(data):
     assert _same_records(_records_of(data), records(_frame(data)))
@@ -126,7 +126,7 @@ def test_view_groupings_equal_the_row_filters_they_replace(bundled):
                 assert got is want and bool(why) == bool(old_why), (clip.key, anchor.row_id, shares)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 40), st.floats(0, 5), st.sampled_from(["knife", "bowl", "pan", "lid"])),
                 max_size=8), st.floats(0, 40), st.sampled_from([0.5, 1.0, 1.5]))
 def test_objects_near_is_the_numpy_reading_of_the_spans(tracks, instant, width):

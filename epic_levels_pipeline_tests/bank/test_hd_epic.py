@@ -50,7 +50,7 @@ def track_sets(draw):
     return tracks
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(track_sets())
 def test_object_moment_and_order_questions_hold_their_rules(tracks):
     ann = _annotations(tracks)
@@ -253,7 +253,7 @@ def _numpy_next_object_or_why(clip, tracks, anchor):
     return (tracks[a], tracks[b]), ""
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.sampled_from([55.0, 60.0, 61.0, 61.25, 62.0, 70.0, 89.5, 90.0, float("nan")]),
                           st.sampled_from(OBJECTS[:4] + [None])), max_size=9))
 def test_next_object_loop_equals_the_numpy_reading(spans):

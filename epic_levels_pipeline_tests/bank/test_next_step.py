@@ -53,7 +53,7 @@ def _outcome(fn, view, key):
 SECOND = st.one_of(st.integers(0, 60).map(float), st.floats(0, 60), st.just(math.nan))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.tuples(SECOND, SECOND, st.sampled_from(["s1", "s2", "s3"]), st.sampled_from(["r1", "r2"]),
                           st.booleans()), max_size=8),
        st.integers(0, 30))

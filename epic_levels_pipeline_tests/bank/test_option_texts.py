@@ -13,14 +13,14 @@ TEXT = st.lists(st.sampled_from(WORDS), max_size=4).map(" ".join)
 TEXTS = OptionTexts()
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(TEXT, TEXT, st.booleans())
 def test_memoised_clash_matches_clash(a, b, entity):
     assert TEXTS.clash(a, b, entity) == clash(a, b, entity)
     assert TEXTS.clash(a, b, entity) == clash(a, b, entity)  # the second time from the memo
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(TEXT, st.lists(TEXT, max_size=5), TEXT, st.booleans())
 def test_option_set_clashes_as_pairwise(first, added, text, entity):
     """:class:`OptionSet` (the word-union shortcut) says what :func:`clash` says against every member."""
@@ -32,7 +32,7 @@ def test_option_set_clashes_as_pairwise(first, added, text, entity):
     assert beside.clashes(text) == bool(clash(text, first, entity))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(TEXT, st.lists(TEXT, max_size=6), st.booleans())
 def test_option_set_join_is_clashes_then_add(first, texts, entity):
     """:meth:`OptionSet.join` adds a text exactly when :meth:`OptionSet.clashes` says it may join."""
@@ -45,7 +45,7 @@ def test_option_set_join_is_clashes_then_add(first, texts, entity):
     assert joined._by_word == checked._by_word and joined._wordless == checked._wordless
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(st.one_of(TEXT, st.text(max_size=30)))
 def test_words_read_once_are_the_plain_rule(text):
     """Words and head noun read in one pass equal the rule spelled out: the non-filler words' stems as a
@@ -57,7 +57,7 @@ def test_words_read_once_are_the_plain_rule(text):
     assert OptionTexts().words(text) == (dict(words), plain, _stem(found[-1]) if found else "")
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(st.dictionaries(st.sampled_from(WORDS), st.integers(1, 3), max_size=5),
        st.dictionaries(st.sampled_from(WORDS), st.integers(1, 3), max_size=5))
 def test_within_is_counter_inclusion(a, b):
