@@ -15,18 +15,16 @@ from epic_levels_pipeline.cli import main
 from ..conftest import ROOT
 
 BUNDLED = ROOT / "data" / "annotations"
-tenths = st.integers(min_value=1, max_value=1200).map(lambda n: n / 10)
+tenths = st.integers(min_value=5, max_value=1200).map(lambda n: n / 10)
 
 
-@settings(max_examples=300, deadline=None)
-@given(duration=st.floats(min_value=0, max_value=20_000, allow_nan=False), width=tenths, stride=st.none() | tenths)
+@settings(max_examples=200, deadline=None)
+@given(duration=st.floats(min_value=0, max_value=8_000, allow_nan=False), width=tenths, stride=st.none() | tenths)
 def test_window_starts_tile_the_video(duration, width, stride):
     starts = window_starts(duration, width, stride)
     step = width if stride is None else stride
-    for start in starts:
-        assert 0 <= start and start + width <= duration + 1e-6
-    for a, b in zip(starts, starts[1:]):
-        assert b - a == pytest.approx(step, abs=1e-6)
+    assert all(0 <= start and start + width <= duration + 1e-6 for start in starts)
+    assert all(abs((b - a) - step) < 1e-6 for a, b in zip(starts, starts[1:]))
     # maximal: the next window would not fit
     following = (len(starts)) * step
     assert following + width > duration - 1e-6
