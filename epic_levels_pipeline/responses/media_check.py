@@ -58,7 +58,7 @@ def check_media(media_root: Path, clips: list[Clip], durations: dict[str, float]
         annotated = float(annotated) if annotated is not None and pd.notna(annotated) else None
         source = find_source_video(media_root, dataset, video)
         if source is None:
-            looked = ", ".join(f"{s}.*" for s in source_video_stems(media_root, dataset, video))
+            looked = ", ".join(f"{_relative(s, media_root)}.*" for s in source_video_stems(media_root, dataset, video))
             out.append(VideoCheck(dataset, video, "missing", len(its), "", None, annotated, f"looked for {looked}"))
             continue
         try:
@@ -75,6 +75,13 @@ def check_media(media_root: Path, clips: list[Clip], durations: dict[str, float]
             status, note = "found", "" if annotated is not None else "no annotated duration to compare"
         out.append(VideoCheck(dataset, video, status, len(its), str(source), round(probed, 3), annotated, note))
     return out
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 def checks_table(checks: list[VideoCheck]) -> pd.DataFrame:
@@ -94,11 +101,8 @@ def main_media(media_root: Path, manifest: Path, annotations: Path, *, problems_
     checks = check_media(media_root, clips, durations)
     table = checks_table(checks)
     shown = table[table["status"] != "found"] if problems_only else table
-    if len(table):
-        try:
-            shown = shown.assign(path=[str(Path(p).relative_to(media_root)) if p else "" for p in shown["path"]])
-        except ValueError:
-            pass
+    if len(shown):
+        shown = shown.assign(path=[_relative(p, media_root) if p else "" for p in shown["path"]])
     out(f"source videos of {manifest} ({len(clips)} clips, {len(table)} videos) under {media_root}:")
     if len(shown):
         out(shown.fillna("").to_string(index=False))

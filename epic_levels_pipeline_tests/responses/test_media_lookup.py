@@ -77,7 +77,7 @@ def test_check_media_statuses(media_tree):
     assert checks["P02_01"].status == "duration differs" and "-6.00 s" in checks["P02_01"].note
     assert checks[HD].status == "found"
     assert checks["P02-20240202-000000"].status == "window past end"
-    assert checks["P04_01"].status == "missing" and "EPIC-KITCHENS/P04/videos/P04_01.*" in checks["P04_01"].note
+    assert checks["P04_01"].status == "missing" and "looked for epic_sounds/P04_01.*, EPIC-KITCHENS/P04/videos/P04_01.*, P04/videos/P04_01.*" == checks["P04_01"].note
     assert checks["P03_01"].status == "unreadable"
     assert list(checks) == ["P01_01", "P02_01", HD, "P02-20240202-000000", "P04_01", "P03_01"]
 
