@@ -476,21 +476,22 @@ def window_starts(duration_s: float, width: float = 30.0, stride: float | None =
     return [x for x in starts if x + width <= duration_s + 1e-9]
 
 
-#: The tables whose labelled rows make a video "annotated" for a dataset (``any`` mode of :func:`annotated_videos`).
-_LABELLED = {
+#: The tables (and the column flagging a labelled row, None: every row is) whose rows make a video
+#: "annotated" for a dataset (:func:`annotated_videos`); a new stream of a dataset is added here.
+LABELLED_STREAMS = {
     "epic_sounds": (("sounds", "categorised"), ("narrations", "labelled")),
     "hd_epic": (("activities", None), ("object_tracks", None)),
 }
 
 
 def annotated_videos(ann: Annotations, dataset: str, require: str = "all") -> list[str]:
-    """The videos of a dataset with labelled rows: ``all`` = in every stream of :data:`_LABELLED` for
+    """The videos of a dataset with labelled rows: ``all`` = in every stream of :data:`LABELLED_STREAMS` for
     EPIC-SOUNDS (categorised sounds *and* labelled narrations) and HD-EPIC's activities; ``any`` = in any of
     them (a train video whose sound labels are not at hand still has its narrations)."""
     if require not in ("all", "any"):
         raise ValueError(f"require must be 'all' or 'any' (got {require!r})")
     sets = []
-    for table, flag in _LABELLED[dataset]:
+    for table, flag in LABELLED_STREAMS[dataset]:
         frame = ann.table(table)
         rows = frame.loc[frame[flag].fillna(False).astype(bool)] if flag else frame
         sets.append(set(rows["video_id"].dropna()))
@@ -503,7 +504,7 @@ def annotated_videos(ann: Annotations, dataset: str, require: str = "all") -> li
 
 def video_durations(ann: Annotations, dataset: str) -> dict[str, float]:
     """Each video's duration: the video info table's, else the end of its last annotated row."""
-    tables = [t for t, _ in _LABELLED[dataset]]
+    tables = [t for t, _ in LABELLED_STREAMS[dataset]]
     spans = pd.concat([ann.table(t)[["video_id", "stop_s"]] for t in tables])
     spans = spans[np.isfinite(pd.to_numeric(spans["stop_s"], errors="coerce"))]
     last = spans.groupby("video_id")["stop_s"].max().to_dict()

@@ -140,12 +140,6 @@ class Layout:
     def skipped(self) -> list[Path]:
         return sorted(set(self.shadowed) | set(self.test) | set(self.no_reader) | set(self.other))
 
-    def split_of(self, path: Path) -> str | None:
-        for name, paths in self.found.items():
-            if path in paths:
-                return logical_file(name).split
-        return split_from_name(path.name)
-
     def describe(self) -> list[str]:
         """Plain lines: which repository folder each logical file came from, and what was skipped."""
         lines = []

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .clips import DATASETS, Clip, all_windows, annotated_videos, read_manifest
+from .clips import DATASETS, LABELLED_STREAMS, Clip, all_windows, annotated_videos, read_manifest
 from .layout import locate, split_from_name
 from .readers import Annotations
 
@@ -80,7 +80,7 @@ def select_windows(ann: Annotations, *, width: float = 30.0, stride: float | Non
             continue
         windows = all_windows(ann, dataset, width, stride, require=require)
         seen = set()
-        for table in (("sounds", "narrations") if dataset == "epic_sounds" else ("activities", "object_tracks")):
+        for table, _ in LABELLED_STREAMS[dataset]:
             seen |= set(ann.table(table)["video_id"].dropna())
         unlabelled[dataset] = len(seen - set(annotated_videos(ann, dataset, require)))
         for clip in windows:
