@@ -26,8 +26,12 @@ def cmd_validate(args) -> int:
     dropped = [p for p in problems if p.severity != "error"]
     for p in dropped:
         print(p, file=sys.stderr)
+    from .annotations.layout import locate
+
+    test = sum(len(locate(p).test) for p in paths if p.is_dir())
     print(f"{len(files)} files checked, {len(errors)} problems, {len(dropped)} rows dropped with a reason"
-          f"{f', {len(skipped)} other files skipped' if skipped else ''}", file=sys.stderr)
+          f"{f', {len(skipped)} other files skipped' if skipped else ''}"
+          f"{f' ({test} of the test split, without labels)' if test else ''}", file=sys.stderr)
     return 1 if errors or missing else 0
 
 

@@ -130,3 +130,15 @@ def test_staged_tree_as_upstream_clones(tmp_path):
     assert len(layout.files) == len(locate(STAGED).files) == 19
     assert sorted(p.name for p in layout.test) == ["EPIC_100_test_timestamps.csv", "EPIC_Sounds_detection_test_videos.csv",
                                                    "EPIC_Sounds_recognition_test_timestamps.csv"]
+
+
+def test_validate_reads_the_annotations_root_given(tmp_path, capsys, monkeypatch):
+    from epic_levels_pipeline.cli import main
+
+    monkeypatch.delenv("EPIC_LEVELS_ANNOTATIONS", raising=False)
+    root = upstream_tree(tmp_path)
+    (root / "epic-kitchens-100-annotations" / "EPIC_100_test_timestamps.csv").write_text("narration_id\nP01_101_0\n")
+    assert main(["validate", "--annotations", str(root)]) == 0
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1].startswith("19 files checked, 0 problems")
+    assert "(1 of the test split, without labels)" in err
