@@ -9,13 +9,13 @@ import sys
 from pathlib import Path
 
 from .errors import AnnotationError, ClipKeyError, ManifestError
-from .settings import Paths
+from .settings import ConfigError, Paths, locations
 
 
 def cmd_validate(args) -> int:
     from .annotations.readers import validate_paths
 
-    paths = [Path(p) for p in args.paths]
+    paths = [Path(p) for p in args.paths] or [Paths.default().annotations]
     missing = [p for p in paths if not p.exists()]
     for p in missing:
         print(f"{p}:0:-: no such file or folder")
@@ -26,9 +26,35 @@ def cmd_validate(args) -> int:
     dropped = [p for p in problems if p.severity != "error"]
     for p in dropped:
         print(p, file=sys.stderr)
+    from .annotations.layout import locate
+
+    test = sum(len(locate(p).test) for p in paths if p.is_dir())
     print(f"{len(files)} files checked, {len(errors)} problems, {len(dropped)} rows dropped with a reason"
-          f"{f', {len(skipped)} other files skipped' if skipped else ''}", file=sys.stderr)
+          f"{f', {len(skipped)} other files skipped' if skipped else ''}"
+          f"{f' ({test} of the test split, without labels)' if test else ''}", file=sys.stderr)
     return 1 if errors or missing else 0
+
+
+def cmd_windows(args) -> int:
+    from .annotations.windows import main_windows
+
+    paths = Paths.default()
+    return main_windows(paths.annotations, Path(args.manifest) if args.manifest else paths.manifest,
+                        width=args.width, stride=args.stride, datasets=_names(args.datasets),
+                        videos=_names(args.videos), split=args.split, limit=args.limit, require=args.require,
+                        dry_run=args.dry_run)
+
+
+def cmd_media(args) -> int:
+    from .responses.media_check import main_media
+
+    paths = Paths.default()
+    return main_media(paths.source_media, Path(args.manifest) if args.manifest else paths.manifest,
+                      paths.annotations, problems_only=args.problems)
+
+
+def _names(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] or None if value else None
 
 
 def _bank_for_clip(paths: Paths, key: str):
@@ -124,7 +150,7 @@ def _print_summary(paths: Paths) -> None:
     try:
         media = query(paths.warehouse, "SELECT status, count(*) AS clips FROM clip_media GROUP BY status ORDER BY status")
         summary = ", ".join(f"{r.clips} {r.status}" for r in media.itertuples())
-        print(f"\nClip media: {summary} (source videos are looked up under {paths.media}/<dataset>/<video_id>.mp4; "
+        print(f"\nClip media: {summary} (source videos are looked up under {paths.source_media} (`epic-levels media` lists them); "
               "the offline responders need none, model responders skip the clip and silenced conditions without one)")
     except Exception:
         pass
@@ -197,6 +223,17 @@ def cmd_estimate(args) -> int:
     return main_estimate(models, args.price or [], media_resolution=args.media_resolution, fps=args.fps)
 
 
+def _location_flags(p: argparse.ArgumentParser, media: bool = False) -> None:
+    """``--annotations DIR`` (and ``--media DIR``): this command's annotations and media roots (see settings.py)."""
+    p.add_argument("--annotations", default=None, metavar="DIR",
+                   help="annotations root: the upstream repositories as cloned, or the bundled layout "
+                        "(default: $EPIC_LEVELS_ANNOTATIONS, else [data].annotations of epic-levels.toml, else data/annotations)")
+    if media:
+        p.add_argument("--media", default=None, metavar="DIR",
+                       help="media root: source videos as the datasets' download tools lay them out, or <dataset>/<id>.mp4 "
+                            "(default: $EPIC_LEVELS_MEDIA_ROOT, else [data].media of epic-levels.toml, else data/media)")
+
+
 def _media_flags(p: argparse.ArgumentParser) -> None:
     """``--media-resolution`` and ``--fps``: the same for the calls (``run``) and the estimate."""
     p.add_argument("--media-resolution", choices=["low", "medium", "high"], default=None,
@@ -221,15 +258,40 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", action="store_true",
                    help="send the Gemini model calls as batch jobs (half price, answered within a day); "
                         "a killed run resumes the same jobs")
+    _location_flags(p, media=True)
     p.set_defaults(fn=cmd_run)
 
     p = sub.add_parser("validate", help="validate annotation files; prints FILE:ROW:COLUMN: message")
-    p.add_argument("paths", nargs="+")
+    p.add_argument("paths", nargs="*", help="files or folders (default: the annotations root)")
+    _location_flags(p)
     p.set_defaults(fn=cmd_validate)
+
+    p = sub.add_parser("windows", help="write or extend the clip manifest with every window of every annotated video")
+    p.add_argument("--width", type=float, default=30.0, help="window length in seconds (default 30)")
+    p.add_argument("--stride", type=float, default=None, help="seconds between window starts (default: the width)")
+    p.add_argument("--datasets", default=None, help="comma-separated datasets (default: epic_sounds,hd_epic)")
+    p.add_argument("--videos", default=None, help="comma-separated video ids or shell patterns (P01_*)")
+    p.add_argument("--split", choices=["train", "validation"], default=None,
+                   help="only EPIC-SOUNDS videos of this split (HD-EPIC has no split and stays)")
+    p.add_argument("--limit", type=int, default=None, help="at most N windows, spread evenly over the selection")
+    p.add_argument("--require", choices=["any", "all"], default="any",
+                   help="a video is annotated when it has labelled rows in any stream (default) or in all of them "
+                        "(EPIC-SOUNDS: categorised sounds and labelled narrations; HD-EPIC: activities)")
+    p.add_argument("--manifest", default="", help="manifest to write or extend (default data/clips.csv)")
+    p.add_argument("--dry-run", action="store_true", help="print the summary, write nothing")
+    _location_flags(p)
+    p.set_defaults(fn=cmd_windows)
+
+    p = sub.add_parser("media", help="list the manifest's source videos: found, missing, or disagreeing with the annotations")
+    p.add_argument("--manifest", default="", help="manifest whose videos to check (default data/clips.csv)")
+    p.add_argument("--problems", action="store_true", help="list only the videos that are not found as they should be")
+    _location_flags(p, media=True)
+    p.set_defaults(fn=cmd_media)
 
     p = sub.add_parser("questions", help="print a clip's questions (and format variants) as a person reads them")
     p.add_argument("--clip", required=True)
     p.add_argument("--format", choices=["yes_no", "multiple_choice", "statements", "open", "option_judgement", "open_with_reason"])
+    _location_flags(p)
     p.set_defaults(fn=cmd_questions)
 
     p = sub.add_parser("captions", help="print a clip's caption reference structure beside a responder's caption")
@@ -246,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--price", action="append", help="MODEL=IN,OUT[,AUDIO_IN] dollars per 1M input/output tokens "
                    "(repeatable; overrides the documented prices assumed)")
     _media_flags(p)
+    _location_flags(p)
     p.set_defaults(fn=cmd_estimate)
 
     p = sub.add_parser("import-mcq", help="convert HD-EPIC's VQA benchmark files through the format steps")
@@ -255,8 +318,9 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     try:
-        return args.fn(args)
-    except (AnnotationError, ManifestError, ClipKeyError) as exc:
+        with locations(getattr(args, "annotations", None), getattr(args, "media", None)):
+            return args.fn(args)
+    except (AnnotationError, ManifestError, ClipKeyError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 

@@ -11,13 +11,40 @@ directory that holds ``data/clips.csv``, else the working directory. Under it:
 - ``data/media/``        source videos (``<dataset>/<video_id>.<ext>``) and cut clips
 - ``data/reports/``      human reports
 - ``data/dagster/``      Dagster instance storage (see ``dagster.yaml``)
+
+Two of these may live elsewhere: the **annotations root** (the upstream repositories as cloned, or the
+bundled layout; see ``annotations/layout.py``) and the **media root** (source videos, in the upstream layouts
+too; see ``responses/media.py``). Each is, first that is set: the flag of the command line (``--annotations
+DIR``, ``--media DIR``, which set the variables below for that command), the environment
+(``EPIC_LEVELS_ANNOTATIONS``, ``EPIC_LEVELS_MEDIA_ROOT``), the project file ``epic-levels.toml`` at the
+project root::
+
+    [data]
+    annotations = "/data/annotations"   # relative paths are against the project root
+    media = "/data/videos"
+
+else the default above. The UI, the sensor and ``epic-levels`` read the same file, so one setting
+reaches them all. Cut clips stay under ``data/media/clips`` whatever the media root.
 """
 
 from __future__ import annotations
 
 import os
+import tomllib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+#: The project file (at the project root) and its table of data locations.
+CONFIG_FILE = "epic-levels.toml"
+CONFIG_TABLE = "data"
+#: Environment variables of the two locations (the command line's flags set them for one command).
+ANNOTATIONS_ENV = "EPIC_LEVELS_ANNOTATIONS"
+MEDIA_ENV = "EPIC_LEVELS_MEDIA_ROOT"
+
+
+class ConfigError(ValueError):
+    """The project file cannot be read; the message names it (FILE: [data].key or FILE:LINE)."""
 
 
 def project_root() -> Path:
@@ -43,9 +70,29 @@ class Paths:
     def data(self) -> Path:
         return self.root / "data"
 
+    def config(self) -> dict:
+        """The ``[data]`` table of ``epic-levels.toml`` (empty when the file does not exist)."""
+        return read_config(self.root)
+
+    def _located(self, env: str, key: str, default: Path) -> Path:
+        value = os.environ.get(env, "").strip()
+        if value:
+            return Path(value).expanduser().resolve()
+        value = self.config().get(key)
+        if value:
+            path = Path(value).expanduser()
+            return path if path.is_absolute() else (self.root / path).resolve()
+        return default
+
     @property
     def annotations(self) -> Path:
-        return self.data / "annotations"
+        """The annotations root (flag / ``EPIC_LEVELS_ANNOTATIONS`` / ``[data].annotations`` / data/annotations)."""
+        return self._located(ANNOTATIONS_ENV, "annotations", self.data / "annotations")
+
+    @property
+    def source_media(self) -> Path:
+        """Where source videos are looked for (flag / ``EPIC_LEVELS_MEDIA_ROOT`` / ``[data].media`` / data/media)."""
+        return self._located(MEDIA_ENV, "media", self.media)
 
     @property
     def manifest(self) -> Path:
@@ -65,6 +112,7 @@ class Paths:
 
     @property
     def media(self) -> Path:
+        """``data/media``: the default media root, and where cut clips go (``clips/``)."""
         return self.data / "media"
 
     @property
@@ -74,3 +122,45 @@ class Paths:
     @property
     def dagster_home(self) -> Path:
         return self.root
+
+
+def read_config(root: Path) -> dict:
+    """The ``[data]`` table of ``<root>/epic-levels.toml``; unknown keys and wrong types are errors that name
+    the file and key."""
+    path = Path(root) / CONFIG_FILE
+    if not path.exists():
+        return {}
+    try:
+        raw = tomllib.loads(path.read_text("utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    table = raw.get(CONFIG_TABLE, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [{CONFIG_TABLE}] must be a table")
+    for key, value in table.items():
+        if key not in ("annotations", "media"):
+            raise ConfigError(f"{path}: [{CONFIG_TABLE}].{key}: unknown key (known: annotations, media)")
+        if not isinstance(value, str):
+            raise ConfigError(f"{path}: [{CONFIG_TABLE}].{key}: must be a string (a folder path)")
+    return table
+
+
+@contextmanager
+def locations(annotations: str | Path | None = None, media: str | Path | None = None):
+    """For the duration of a command: the annotations and media roots given on its command line (each
+    through its environment variable, so the Dagster runs it starts in this process read the same)."""
+    saved = {name: os.environ.get(name) for name in (ANNOTATIONS_ENV, MEDIA_ENV)}
+    try:
+        if annotations:
+            os.environ[ANNOTATIONS_ENV] = str(Path(annotations).expanduser().resolve())
+        if media:
+            os.environ[MEDIA_ENV] = str(Path(media).expanduser().resolve())
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -462,24 +462,70 @@ def iter_clips_annotations(ann: Annotations, clips: list[Clip], batch: int = 102
                 yield clip, rows.pop(clip.key)
 
 
-def all_windows(ann: Annotations, dataset: str, width: float = 30.0) -> list[Clip]:
-    """Every tumbling ``width``-second window of every annotated video of a dataset (for benchmarks)."""
-    if dataset == "epic_sounds":
-        spans = pd.concat([ann.sounds[["video_id", "stop_s"]], ann.narrations[["video_id", "stop_s"]]])
-        # Videos with both categorised sounds and labelled narrations (the validation split here).
-        videos = sorted(set(ann.sounds.loc[ann.sounds["categorised"], "video_id"])
-                        & set(ann.narrations.loc[ann.narrations["labelled"], "video_id"]))
-    else:
-        spans = pd.concat([ann.activities[["video_id", "stop_s"]], ann.object_tracks[["video_id", "stop_s"]]])
-        videos = ann.activities["video_id"].unique()
-    spans = spans[np.isfinite(spans["stop_s"])]
-    last = spans.groupby("video_id")["stop_s"].max()
-    durations = dict(zip(ann.videos["video_id"], ann.videos["duration_s"]))
+def window_starts(duration_s: float, width: float = 30.0, stride: float | None = None) -> list[float]:
+    """Starts of every ``width``-second window that lies inside ``[0, duration_s]``, ``stride`` seconds apart
+    (default ``width``: windows that tile the video). Starts are rounded to the millisecond, so a start is
+    the same number however it was reached (``k * stride``)."""
+    stride = width if stride is None else stride
+    if width <= 0 or stride <= 0:
+        raise ValueError(f"window width and stride must be positive (got {width}, {stride})")
+    if not math.isfinite(duration_s) or duration_s < width:
+        return []
+    n = int(math.floor((duration_s - width) / stride + 1e-9)) + 1
+    starts = [round(k * stride, 3) for k in range(n)]
+    return [x for x in starts if x + width <= duration_s + 1e-9]
+
+
+#: The tables (and the column flagging a labelled row, None: every row is) whose rows make a video
+#: "annotated" for a dataset (:func:`annotated_videos`); a new stream of a dataset is added here.
+LABELLED_STREAMS = {
+    "epic_sounds": (("sounds", "categorised"), ("narrations", "labelled")),
+    "hd_epic": (("activities", None), ("object_tracks", None)),
+}
+
+
+def annotated_videos(ann: Annotations, dataset: str, require: str = "all") -> list[str]:
+    """The videos of a dataset with labelled rows: ``all`` = in every stream of :data:`LABELLED_STREAMS` for
+    EPIC-SOUNDS (categorised sounds *and* labelled narrations) and HD-EPIC's activities; ``any`` = in any of
+    them (a train video whose sound labels are not at hand still has its narrations)."""
+    if require not in ("all", "any"):
+        raise ValueError(f"require must be 'all' or 'any' (got {require!r})")
+    sets = []
+    for table, flag in LABELLED_STREAMS[dataset]:
+        frame = ann.table(table)
+        rows = frame.loc[frame[flag].fillna(False).astype(bool)] if flag else frame
+        sets.append(set(rows["video_id"].dropna()))
+    if require == "any":
+        return sorted(set().union(*sets))
+    if dataset == "hd_epic":
+        return sorted(sets[0])
+    return sorted(set.intersection(*sets))
+
+
+def video_durations(ann: Annotations, dataset: str) -> dict[str, float]:
+    """Each video's duration: the video info table's, else the end of its last annotated row."""
+    tables = [t for t, _ in LABELLED_STREAMS[dataset]]
+    spans = pd.concat([ann.table(t)[["video_id", "stop_s"]] for t in tables])
+    spans = spans[np.isfinite(pd.to_numeric(spans["stop_s"], errors="coerce"))]
+    last = spans.groupby("video_id")["stop_s"].max().to_dict()
+    last.update({v: float(d) for v, d in zip(ann.videos["video_id"], ann.videos["duration_s"]) if pd.notna(d)})
+    return last
+
+
+def all_windows(ann: Annotations, dataset: str, width: float = 30.0, stride: float | None = None,
+                require: str = "all", videos: list[str] | None = None) -> list[Clip]:
+    """Every ``width``-second window, ``stride`` apart (default: tumbling windows), of every annotated video
+    of a dataset (:func:`annotated_videos`; only ``videos`` when given), inside the video's duration
+    (:func:`video_durations`)."""
+    chosen = annotated_videos(ann, dataset, require)
+    if videos is not None:
+        wanted = set(videos)
+        chosen = [v for v in chosen if v in wanted]
+    durations = video_durations(ann, dataset)
     clips = []
-    for video in sorted(videos):
-        end = durations.get(video, last.get(video, 0.0))
-        n = int(end // width)
-        clips += [Clip(dataset, video, i * width, (i + 1) * width) for i in range(n)]
+    for video in chosen:
+        clips += [Clip(dataset, video, start, round(start + width, 3))
+                  for start in window_starts(durations.get(video, 0.0), width, stride)]
     return clips
 
 

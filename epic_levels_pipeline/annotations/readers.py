@@ -445,18 +445,19 @@ def file_kind(path: Path) -> FileKind | None:
 
 
 def discover(paths: list[Path]) -> tuple[list[Path], list[Path]]:
-    """Expand folders; return (annotation files, files skipped because no kind reads them)."""
+    """Expand folders (each an annotations root: :func:`.layout.locate` decides which of its files are read);
+    return (annotation files, files skipped: test split, shadowed copies, files no kind reads)."""
+    from .layout import locate
+
     found: list[Path] = []
     skipped: list[Path] = []
     for path in paths:
-        candidates = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for candidate in candidates:
-            if file_kind(candidate):
-                found.append(candidate)
-            elif path.is_dir():
-                skipped.append(candidate)
-            else:
-                found.append(candidate)  # named explicitly: an unknown file is itself a problem
+        if path.is_dir():
+            layout = locate(path)
+            found += layout.files
+            skipped += layout.skipped
+        else:
+            found.append(path)  # named explicitly: an unknown file is itself a problem
     return found, skipped
 
 

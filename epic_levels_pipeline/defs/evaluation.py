@@ -86,8 +86,7 @@ class EvaluationResource(dg.ConfigurableResource):
         return (self.rpm or float(_env("EPIC_LEVELS_RPM", "60")), self.concurrency or int(_env("EPIC_LEVELS_CONCURRENCY", "4")))
 
     def media_folder(self, paths: Paths) -> Path:
-        root = self.media_root or _env("EPIC_LEVELS_MEDIA_ROOT", "")
-        return Path(root) if root else paths.media
+        return Path(self.media_root) if self.media_root else paths.source_media  # env, epic-levels.toml, data/media
 
     def cache(self, paths: Paths) -> CallCache:
         return CallCache(paths.cache / "calls.sqlite")

@@ -3,7 +3,8 @@
 Pure core: no Dagster here. Every ffmpeg call goes through the binary bundled with ``imageio-ffmpeg``
 (:func:`ffmpeg_exe`); there is no ffprobe, so :func:`probe` parses the banner ``ffmpeg -i FILE`` prints.
 
-Layout on disk (see ``settings.py``): source videos live at ``<media_root>/<dataset>/<video_id><ext>``;
+Layout on disk (see ``settings.py``): source videos live at ``<media_root>/<dataset>/<video_id><ext>`` or where
+the datasets' own download tools put them (:data:`MEDIA_LAYOUTS`);
 :func:`prepare_clip_media` writes ``<out_dir>/<clip_key>.mp4`` (the cut clip) and
 ``<out_dir>/<clip_key>.silenced.mp4`` (same video, audio replaced by digital silence).
 
@@ -88,17 +89,45 @@ def ffmpeg_exe() -> str:
     return imageio_ffmpeg.get_ffmpeg_exe()
 
 
+#: Where a source video may sit under the media root, tried in this order (``{ext}`` over
+#: :data:`VIDEO_EXTENSIONS` for each): this project's flat layout first, then as each dataset's own download
+#: tools lay it out — EPIC-KITCHENS' downloader ``EPIC-KITCHENS/P01/videos/P01_01.MP4`` (or the participant
+#: folders directly under the root), HD-EPIC's ``HD-EPIC/Videos/P01/<video_id>.mp4`` (or ``Videos/...``).
+MEDIA_LAYOUTS: dict[str, tuple[str, ...]] = {
+    "epic_sounds": ("{dataset}/{video}", "EPIC-KITCHENS/{participant}/videos/{video}", "{participant}/videos/{video}"),
+    "hd_epic": ("{dataset}/{video}", "HD-EPIC/Videos/{participant}/{video}", "Videos/{participant}/{video}"),
+}
+_DEFAULT_LAYOUTS = ("{dataset}/{video}",)
+
+
+def source_video_stems(media_root: Path, dataset: str, video_id: str) -> list[Path]:
+    """The paths (less the extension) a source video is looked for at, in order (see :data:`MEDIA_LAYOUTS`)."""
+    m = re.match(r"^(P\d+)", video_id)
+    participant = m.group(1) if m else video_id
+    return [Path(media_root) / layout.format(dataset=dataset, participant=participant, video=video_id)
+            for layout in MEDIA_LAYOUTS.get(dataset, _DEFAULT_LAYOUTS)]
+
+
 def find_source_video(media_root: Path, dataset: str, video_id: str) -> Path | None:
-    """``<media_root>/<dataset>/<video_id><ext>`` for the first ext of :data:`VIDEO_EXTENSIONS` that exists.
+    """The first of :func:`source_video_stems` with an extension of :data:`VIDEO_EXTENSIONS` that exists
+    (layouts in order, extensions in order within each layout).
 
     Returns ``None`` when none exists. Only regular files count (a directory of that name does not).
     """
-    base = Path(media_root) / dataset
-    for ext in VIDEO_EXTENSIONS:
-        candidate = base / f"{video_id}{ext}"
-        if candidate.is_file():
-            return candidate
+    for stem in source_video_stems(media_root, dataset, video_id):
+        for ext in VIDEO_EXTENSIONS:
+            candidate = stem.parent / f"{stem.name}{ext}"
+            if candidate.is_file():
+                return candidate
     return None
+
+
+def missing_source_reason(media_root: Path, dataset: str, video_id: str) -> str:
+    """``no source video <media_root>/<dataset>/<video_id>.{mp4,MP4,...}`` and the other layouts looked in."""
+    exts = ",".join(e.lstrip(".") for e in VIDEO_EXTENSIONS)
+    first, *others = source_video_stems(media_root, dataset, video_id)
+    also = f" (nor {', '.join(str(o) + '.*' for o in others)})" if others else ""
+    return f"no source video {first}.{{{exts}}}{also}"
 
 
 def sha256_file(path: Path | str, chunk_size: int = 1 << 20) -> str:
@@ -372,8 +401,7 @@ def prepare_clip_media(
 
     source = find_source_video(Path(media_root), dataset, video_id)
     if source is None:
-        exts = ",".join(e.lstrip(".") for e in VIDEO_EXTENSIONS)
-        return skipped(f"no source video {Path(media_root) / dataset / video_id}.{{{exts}}}")
+        return skipped(missing_source_reason(Path(media_root), dataset, video_id))
 
     clip_path = out_dir / f"{clip_key}.mp4"
     silenced_path = out_dir / f"{clip_key}.silenced.mp4"

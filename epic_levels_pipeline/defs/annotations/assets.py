@@ -5,6 +5,7 @@ import dagster as dg
 import pandas as pd
 
 from ...annotations.readers import TABLE_COLUMNS, Annotations, discover, files_fingerprint, read_tables
+from ...annotations.layout import locate
 from ...annotations.catalogue import Catalogue, build_catalogue
 from ...annotations.clips import Clip, clips_annotations, content_hash, gaps
 from ...errors import AnnotationError
@@ -28,7 +29,7 @@ def source_fingerprint(project: ProjectResource) -> str:
     can_subset=False,
 )
 def annotation_tables(context: dg.AssetExecutionContext, project: ProjectResource):
-    """Read and validate every annotation file under data/annotations; fail (keeping the last good
+    """Read and validate every annotation file under the annotations root (settings.py); fail (keeping the last good
     materialization) on any problem, naming file, row and column."""
     files, skipped = discover([project.paths.annotations])
     tables, problems = read_tables(files)
@@ -38,6 +39,8 @@ def annotation_tables(context: dg.AssetExecutionContext, project: ProjectResourc
                          metadata={"problems": dg.MetadataValue.md("\n".join(f"- `{p}`" for p in errors[:200]))})
     dropped = [p for p in problems if p.severity == "dropped"]
     fingerprint = source_fingerprint(project)
+    # test-split files, shadowed copies and files without a reader yet, each with its reason (layout.py)
+    skipped_reasons = [line for line in locate(project.paths.annotations).describe() if line.startswith("skipped")]
     for name in ANNOTATION_TABLES:
         frame = tables[name]
         reasons = {}
@@ -51,6 +54,7 @@ def annotation_tables(context: dg.AssetExecutionContext, project: ProjectResourc
             "dropped_rows": dg.MetadataValue.int(sum(reasons.values())),
             "dropped_by_reason": dg.MetadataValue.md(counts_markdown(reasons)),
             "source_fingerprint": fingerprint,
+            "skipped_files": dg.MetadataValue.md("\n".join(f"- {line}" for line in skipped_reasons) or "none"),
         })
         yield dg.Output(frame, output_name=name, metadata=meta)
     context.log.info(f"read {len(files)} files; {len(skipped)} files in the folder are not annotation files")

@@ -1,0 +1,111 @@
+"""``epic-levels media``: which of the manifest's source videos are found, missing, or disagree with the
+annotations, before any model call is spent.
+
+Each video of the manifest is looked up under the media root in every layout of
+:data:`.media.MEDIA_LAYOUTS` (:func:`.media.find_source_video`, as the ``clip_media`` asset does), and a found
+one is probed with the bundled ffmpeg (:func:`.media.probe`, the duration ffprobe would give). Its status:
+
+- ``found``: the file exists, ffmpeg reads it, its duration agrees with the annotations' video info
+  (``EPIC_100_video_info.csv`` / ``HD_EPIC_YouTube_URLs.csv``) within :data:`DURATION_TOLERANCE_S`, and every
+  window of the manifest on it ends inside it;
+- ``missing``: no file in any layout (the offline responders need none; model responders skip the clip
+  and silenced conditions of its clips);
+- ``duration differs``: probed and annotated durations differ by more than the tolerance (another cut or
+  encoding of the video: the annotations' times may not match it);
+- ``window past end``: a manifest window ends after the probed end (the cut would be refused);
+- ``unreadable``: ffmpeg cannot read the file.
+
+A video the annotations give no duration for is checked against its windows only (``found``, note says so).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ..annotations.clips import Clip
+from .media import END_TOLERANCE_S, MediaError, find_source_video, probe, source_video_stems
+
+#: How far (seconds) a probed duration may be from the annotated one before it is reported.
+DURATION_TOLERANCE_S = 1.0
+
+STATUSES = ("found", "missing", "duration differs", "window past end", "unreadable")
+
+
+@dataclass(frozen=True)
+class VideoCheck:
+    dataset: str
+    video_id: str
+    status: str
+    clips: int
+    path: str
+    probed_s: float | None
+    annotated_s: float | None
+    note: str = ""
+
+
+def check_media(media_root: Path, clips: list[Clip], durations: dict[str, float],
+                tolerance_s: float = DURATION_TOLERANCE_S) -> list[VideoCheck]:
+    """One :class:`VideoCheck` per video of ``clips`` (in first-seen order)."""
+    videos: dict[tuple[str, str], list[Clip]] = {}
+    for clip in clips:
+        videos.setdefault((clip.dataset, clip.video_id), []).append(clip)
+    out = []
+    for (dataset, video), its in videos.items():
+        annotated = durations.get(video)
+        annotated = float(annotated) if annotated is not None and pd.notna(annotated) else None
+        source = find_source_video(media_root, dataset, video)
+        if source is None:
+            looked = ", ".join(f"{_relative(s, media_root)}.*" for s in source_video_stems(media_root, dataset, video))
+            out.append(VideoCheck(dataset, video, "missing", len(its), "", None, annotated, f"looked for {looked}"))
+            continue
+        try:
+            probed = probe(source).duration_s
+        except MediaError as exc:
+            out.append(VideoCheck(dataset, video, "unreadable", len(its), str(source), None, annotated, str(exc)))
+            continue
+        last_end = max(c.end_s for c in its)
+        if annotated is not None and abs(probed - annotated) > tolerance_s:
+            status, note = "duration differs", f"differs by {probed - annotated:+.2f} s (tolerance {tolerance_s:g} s)"
+        elif last_end > probed + END_TOLERANCE_S:
+            status, note = "window past end", f"a window ends at {last_end:g} s"
+        else:
+            status, note = "found", "" if annotated is not None else "no annotated duration to compare"
+        out.append(VideoCheck(dataset, video, status, len(its), str(source), round(probed, 3), annotated, note))
+    return out
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def checks_table(checks: list[VideoCheck]) -> pd.DataFrame:
+    return pd.DataFrame([c.__dict__ for c in checks],
+                        columns=["dataset", "video_id", "status", "clips", "path", "probed_s", "annotated_s", "note"])
+
+
+def main_media(media_root: Path, manifest: Path, annotations: Path, *, problems_only: bool = False, out=print) -> int:
+    """The ``epic-levels media`` command: print one line per video and the counts; exit 1 when a video is
+    not ``found``."""
+    from ..annotations.clips import read_manifest
+    from ..annotations.readers import load_annotations
+
+    clips = read_manifest(manifest)
+    ann = load_annotations(annotations)
+    durations = dict(zip(ann.videos["video_id"], ann.videos["duration_s"]))
+    checks = check_media(media_root, clips, durations)
+    table = checks_table(checks)
+    shown = table[table["status"] != "found"] if problems_only else table
+    if len(shown):
+        shown = shown.assign(path=[_relative(p, media_root) if p else "" for p in shown["path"]])
+    out(f"source videos of {manifest} ({len(clips)} clips, {len(table)} videos) under {media_root}:")
+    if len(shown):
+        out(shown.fillna("").to_string(index=False))
+    counts = table["status"].value_counts().to_dict() if len(table) else {}
+    out("videos: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES))
+    return 0 if counts.get("found", 0) == len(table) else 1
