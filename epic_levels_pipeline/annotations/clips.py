@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .hd_epic_streams import is_hd_epic_row
 from .readers import Annotations
 from ..errors import ClipKeyError, ManifestError
 from ..runtime import long_lived_frozen
@@ -227,12 +228,12 @@ def clip_annotations(ann: Annotations, clip: Clip) -> pd.DataFrame:
 
     The reference for one clip; :func:`clips_annotations` gives the same frames for many clips at once."""
     parts: list[pd.DataFrame] = []
-    if clip.dataset == "epic_sounds":
-        s = _overlap(ann.sounds, clip)
-        parts.append(_finish(s, clip, "sound", s["annotation_id"], _sound_labels(s)))
-        n = _overlap(ann.narrations, clip)
-        parts.append(_finish(n, clip, "narration", n["narration_id"], _narration_labels(n)))
-    else:
+    # sounds and narrations: EPIC-SOUNDS with EPIC-KITCHENS-100, and HD-EPIC's own (annotations.hd_epic_streams)
+    s = _overlap(ann.sounds, clip)
+    parts.append(_finish(s, clip, "sound", s["annotation_id"], _sound_labels(s)))
+    n = _overlap(ann.narrations, clip)
+    parts.append(_finish(n, clip, "narration", n["narration_id"], _narration_labels(n)))
+    if clip.dataset == "hd_epic":
         a = _overlap(ann.activities, clip)
         parts.append(_finish(a, clip, "activity", a["activity_id"], a["label"]))
         t = _overlap(ann.object_tracks, clip)
@@ -392,7 +393,8 @@ class ClipRowsIndex:
         return {c.key: out[c.key] for c in clips}
 
     _STREAMS = {"epic_sounds": (("sounds", "sound"), ("narrations", "narration")),
-                "hd_epic": (("activities", "activity"), ("object_tracks", "object_track"))}
+                "hd_epic": (("activities", "activity"), ("object_tracks", "object_track"), ("sounds", "sound"),
+                            ("narrations", "narration"))}
 
     def _rows_of(self, dataset: str, clips: list[Clip]) -> dict[str, pd.DataFrame]:
         parts: dict[str, pd.DataFrame] = {}
@@ -468,7 +470,8 @@ def all_windows(ann: Annotations, dataset: str, width: float = 30.0) -> list[Cli
         spans = pd.concat([ann.sounds[["video_id", "stop_s"]], ann.narrations[["video_id", "stop_s"]]])
         # Videos with both categorised sounds and labelled narrations (the validation split here).
         videos = sorted(set(ann.sounds.loc[ann.sounds["categorised"], "video_id"])
-                        & set(ann.narrations.loc[ann.narrations["labelled"], "video_id"]))
+                        & set(ann.narrations.loc[ann.narrations["labelled"], "video_id"])
+                        - set(ann.sounds.loc[is_hd_epic_row(ann.sounds["source_file"]), "video_id"]))  # HD-EPIC's own
     else:
         spans = pd.concat([ann.activities[["video_id", "stop_s"]], ann.object_tracks[["video_id", "stop_s"]]])
         videos = ann.activities["video_id"].unique()

@@ -432,6 +432,10 @@ FILE_KINDS: list[FileKind] = [
     FileKind("video_info", "videos", r"^EPIC_100_video_info\.csv$|^HD_EPIC_YouTube_URLs\.csv$", _read_videos, "*"),
 ]
 
+from . import hd_epic_streams  # noqa: E402  (HD-EPIC's own sounds and narrations; it reads this module only when called)
+
+FILE_KINDS += [FileKind(*kind) for kind in hd_epic_streams.KINDS]
+
 
 def file_kind(path: Path) -> FileKind | None:
     """The registered kind a file name belongs to, or None (the file is not read by epic-levels)."""
