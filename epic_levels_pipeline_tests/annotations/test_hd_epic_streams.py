@@ -360,6 +360,8 @@ def test_materialize_an_hd_epic_clip_with_its_sounds(project, instance):
               "entity_catalogue"]
     assert job.execute_in_process(instance=instance, asset_selection=[dg.AssetKey(k) for k in tables],
                                   raise_on_error=False, run_config=QUIET).success
+    sounds = instance.get_latest_materialization_event(dg.AssetKey("sounds")).asset_materialization.metadata
+    assert "HD_EPIC_Sounds.csv" in sounds["rows_by_file"].value
     result = job.execute_in_process(instance=instance, raise_on_error=False, run_config=QUIET, partition_key=key,
                                     asset_selection=[dg.AssetKey(k) for k in ("clip_annotations", "questions",
                                                                               "distractor_pools", "items")])
