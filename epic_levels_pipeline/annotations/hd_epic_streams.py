@@ -133,8 +133,8 @@ def read_sounds(path: Path) -> Loaded:
     sound_class = frame["class"].str.strip()
     known = sound_class.isin(list(SOUND_CUES)) | (sound_class == "")
     _flag(problems, name, frame, ~known, "class",
-          lambda r: f"unknown sound class {r['class']!r} (HD-EPIC sounds use the EPIC-SOUNDS classes: "
-                    f"{', '.join(sorted(SOUND_CUES))})")
+          lambda r: f"unknown sound class {r['class']!r} (HD-EPIC sounds use the {len(SOUND_CUES)} EPIC-SOUNDS "
+                    "classes: 'rustle', 'water', 'open / close', … as listed in annotations/language.py SOUND_CUES)")
     ok &= known
     class_id = pd.to_numeric(frame["class_id"].str.strip(), errors="coerce")
     bad_id = (sound_class != "") & (class_id.isna() | (class_id != class_id.round()))

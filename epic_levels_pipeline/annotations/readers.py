@@ -19,6 +19,8 @@ Decisions worth knowing:
   are kept with ``labelled = False``: they are real moments whose content is unknown.
 - EPIC-SOUNDS rows without ``class`` (the not-categorised file) are sounds of unknown class
   (``sound_class`` null, ``categorised = False``).
+- HD-EPIC's own sounds and narrations (``HD_EPIC_Sounds.{csv,pkl}``, ``HD_EPIC_Narrations.pkl``) join the
+  ``sounds`` and ``narrations`` tables; their readers and decisions are in :mod:`.hd_epic_streams`.
 """
 
 from __future__ import annotations

@@ -370,3 +370,35 @@ def test_materialize_an_hd_epic_clip_with_its_sounds(project, instance):
     assert checks and all(c.passed for c in checks if c.check_name != "presence_shortcut")
     questions = read_parquet(TableStore(project.assets).partition_files("questions"))
     assert questions["subtype"].isin(list(SOUND_SUBTYPES)).sum() >= 5
+
+
+def test_offline_oracle_answers_the_new_cells_from_their_provenance(hd_banks, hd_streams):
+    """The oracle answers every HD-EPIC sound and action question it can perceive (scored right under
+    ``clip``), through the same solvers and rule scorer as on EPIC-SOUNDS clips; blind and presence run too."""
+    from epic_levels_pipeline.responses.runner import offline_responses
+    from epic_levels_pipeline.scoring.verdicts import verdicts
+
+    _, cat = hd_streams
+    scored = []
+    for clip, rows, _, bank, items in hd_banks[:4]:
+        responses = offline_responses(clip, items, bank.questions, rows, cat, ["oracle", "blind", "presence"])
+        scored.append(verdicts(responses, items))
+    v = pd.concat(scored, ignore_index=True)
+    new = v[v["subtype"].isin(list(SOUND_SUBTYPES)) & (v["condition"] == "clip")]
+    oracle = new[new["responder"] == "oracle"]
+    assert len(oracle) and set(oracle["subtype"]) >= {"easy_sound_presence", "low_sound_moment", "medium_action_next"}
+    assert oracle["correct"].astype(bool).all()
+    assert set(new["responder"]) == {"oracle", "blind", "presence"}
+
+
+def test_hd_epic_clips_take_noun_variants_from_the_hd_epic_vocabulary(hd_streams):
+    from epic_levels_pipeline.bank.clip_view import ClipView
+    from epic_levels_pipeline.bank.kinds import synonyms
+
+    ann, cat = hd_streams
+    hd = ClipView(CLIP, clip_annotations(ann, CLIP), cat)
+    epic = Clip("epic_sounds", "P09_08", 45, 75)
+    es = ClipView(epic, clip_annotations(ann, epic), cat)
+    hd_only = set(cat.noun_instances("tap", "hd_epic")) - set(cat.noun_instances("tap"))
+    assert hd_only and hd_only & set(synonyms(cat, hd, "noun:0", "tap"))
+    assert not hd_only & set(synonyms(cat, es, "noun:0", "tap"))  # EPIC-SOUNDS clips keep EPIC-KITCHENS-100's
