@@ -11,7 +11,7 @@ Decisions worth knowing:
 
 - **Sounds.** Columns ``participant_id, video_id, start_timestamp, stop_timestamp`` (``HH:mm:ss.SSS``),
   ``class, class_id``; ``start_sample``/``stop_sample`` are not read. HD-EPIC labels sounds with the
-  EPIC-SOUNDS classes: a class outside :data:`.language.SOUND_CUES` is an error (it could never be worded);
+  EPIC-SOUNDS classes (its README's example, ``rustle`` with id 4, is EPIC-SOUNDS' own): a class outside :data:`.language.SOUND_CUES` is an error (it could never be worded);
   an empty class is a sound of unknown class (``categorised`` False), as in EPIC-SOUNDS. HD-EPIC has no
   ``description`` column (null) and no id column: a row's id is made of its video, span and class id
   (``P01-20240202-110250@0.476-2.520/4``; a repeat gets ``#2``), or is ``annotation_id`` when the file has one.
