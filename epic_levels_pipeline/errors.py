@@ -5,6 +5,7 @@ person can act on: ``FILE:ROW:COLUMN: message``.
 
 ROW is the 1-based line number in a CSV file (the header is line 1, the first data row line 2). In a JSON
 file, where a record has no line of its own, ROW is the record's key path (``P02_R06/captures/0``).
+In a pickled table (HD-EPIC's ``.pkl`` files) ROW is the row's position in it (``frame.iloc[ROW]``).
 COLUMN is the column or field name, or ``-`` when the problem concerns the whole row or file.
 """
 

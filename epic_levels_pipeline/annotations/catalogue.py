@@ -123,6 +123,13 @@ def _synonyms(cat: Catalogue, ann: Annotations) -> None:
                 cat.noun_keys = keys
             else:
                 cat.verb_keys = keys
+    # HD-EPIC's vocabularies extend EPIC-KITCHENS-100's (the same keys under the same ids, and more classes:
+    # annotations.hd_epic_streams), so its narrations' class ids are of one space: the added classes' keys.
+    for (vocabulary, kind), group in ann.vocabulary.groupby(["vocabulary", "kind"]):
+        if vocabulary == "hd_epic":
+            keys = cat.noun_keys if kind == "noun" else cat.verb_keys
+            for class_id, key in zip(group["class_id"].astype(int), group["key"]):
+                keys.setdefault(class_id, key)
 
 
 def _sound_classes(cat: Catalogue, ann: Annotations) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .hd_epic_streams import is_hd_epic_row
 from .readers import Annotations
 from ..errors import ClipKeyError, ManifestError
 from ..runtime import long_lived_frozen
@@ -227,12 +228,12 @@ def clip_annotations(ann: Annotations, clip: Clip) -> pd.DataFrame:
 
     The reference for one clip; :func:`clips_annotations` gives the same frames for many clips at once."""
     parts: list[pd.DataFrame] = []
-    if clip.dataset == "epic_sounds":
-        s = _overlap(ann.sounds, clip)
-        parts.append(_finish(s, clip, "sound", s["annotation_id"], _sound_labels(s)))
-        n = _overlap(ann.narrations, clip)
-        parts.append(_finish(n, clip, "narration", n["narration_id"], _narration_labels(n)))
-    else:
+    # sounds and narrations: EPIC-SOUNDS with EPIC-KITCHENS-100, and HD-EPIC's own (annotations.hd_epic_streams)
+    s = _overlap(ann.sounds, clip)
+    parts.append(_finish(s, clip, "sound", s["annotation_id"], _sound_labels(s)))
+    n = _overlap(ann.narrations, clip)
+    parts.append(_finish(n, clip, "narration", n["narration_id"], _narration_labels(n)))
+    if clip.dataset == "hd_epic":
         a = _overlap(ann.activities, clip)
         parts.append(_finish(a, clip, "activity", a["activity_id"], a["label"]))
         t = _overlap(ann.object_tracks, clip)
@@ -392,7 +393,8 @@ class ClipRowsIndex:
         return {c.key: out[c.key] for c in clips}
 
     _STREAMS = {"epic_sounds": (("sounds", "sound"), ("narrations", "narration")),
-                "hd_epic": (("activities", "activity"), ("object_tracks", "object_track"))}
+                "hd_epic": (("activities", "activity"), ("object_tracks", "object_track"), ("sounds", "sound"),
+                            ("narrations", "narration"))}
 
     def _rows_of(self, dataset: str, clips: list[Clip]) -> dict[str, pd.DataFrame]:
         parts: dict[str, pd.DataFrame] = {}
@@ -494,6 +496,8 @@ def annotated_videos(ann: Annotations, dataset: str, require: str = "all") -> li
     for table, flag in LABELLED_STREAMS[dataset]:
         frame = ann.table(table)
         rows = frame.loc[frame[flag].fillna(False).astype(bool)] if flag else frame
+        if dataset == "epic_sounds" and "source_file" in rows:
+            rows = rows.loc[~is_hd_epic_row(rows["source_file"])]  # HD-EPIC's own sounds and narrations
         sets.append(set(rows["video_id"].dropna()))
     if require == "any":
         return sorted(set().union(*sets))

@@ -19,6 +19,8 @@ Decisions worth knowing:
   are kept with ``labelled = False``: they are real moments whose content is unknown.
 - EPIC-SOUNDS rows without ``class`` (the not-categorised file) are sounds of unknown class
   (``sound_class`` null, ``categorised = False``).
+- HD-EPIC's own sounds and narrations (``HD_EPIC_Sounds.{csv,pkl}``, ``HD_EPIC_Narrations.pkl``) join the
+  ``sounds`` and ``narrations`` tables; their readers and decisions are in :mod:`.hd_epic_streams`.
 """
 
 from __future__ import annotations
@@ -431,6 +433,10 @@ FILE_KINDS: list[FileKind] = [
     FileKind("class_vocabulary", "vocabulary", r"^(EPIC_100|HD_EPIC)_(noun|verb)_classes\.csv$", _read_classes, "*"),
     FileKind("video_info", "videos", r"^EPIC_100_video_info\.csv$|^HD_EPIC_YouTube_URLs\.csv$", _read_videos, "*"),
 ]
+
+from . import hd_epic_streams  # noqa: E402  (HD-EPIC's own sounds and narrations; it reads this module only when called)
+
+FILE_KINDS += [FileKind(*kind) for kind in hd_epic_streams.KINDS]
 
 
 def file_kind(path: Path) -> FileKind | None:

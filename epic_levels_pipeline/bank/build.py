@@ -1,6 +1,6 @@
 """The question bank of one clip: drafts → distractor pools → options → solver-verified keys.
 
-For every registered subtype of the clip's dataset and every configured distractor strategy:
+For every registered subtype the clip gets (:meth:`.subtypes.Subtype.applies`) and every configured distractor strategy:
 
 1. the subtype's generator makes drafts (or says why it cannot: counted as a drop reason);
 2. the strategy offers a pool of wrong candidates, each with the rows that justify it;
@@ -135,7 +135,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
     names = config.subtypes or tuple(SUBTYPES)
     for name in names:
         subtype = SUBTYPES[name]
-        if subtype.dataset != clip.dataset:
+        if not subtype.applies(view):
             continue
         drafts: list[Draft] = []
         for item in subtype.generate(view):

@@ -91,8 +91,9 @@ class Noun(Kind):
     def synonyms(self, cat, view, value, text):
         names = [text]
         key = cat.noun_keys.get(value.noun_class)
-        if key:
-            names += [key] + [i for i in cat.noun_instances(key) if len(i) > 2]
+        if key:  # the clip's dataset's own variants of the class (HD-EPIC's lists are longer), else EPIC-KITCHENS-100's
+            own = cat.noun_instances(key, "hd_epic") if view.clip.dataset == "hd_epic" else []
+            names += [key] + [i for i in (own or cat.noun_instances(key)) if len(i) > 2]
         names += [str(n) for n in view.narrations.loc[view.narrations["noun_class"] == value.noun_class, "noun"]]
         return names
 

@@ -1,6 +1,10 @@
-"""EPIC-SOUNDS subtypes (with EPIC-KITCHENS-100 narrations): sounds, objects and actions at sound cues."""
+"""EPIC-SOUNDS subtypes (with EPIC-KITCHENS-100 narrations): sounds, objects and actions at sound cues.
+
+HD-EPIC clips get them too where HD-EPIC's own sounds and narrations cover the window (``also_on``)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ...annotations.language import action_phrase, cue_phrase, seconds_phrase
 from .. import cues, solvers as S
@@ -369,6 +373,10 @@ def gen_action_next(view: ClipView):
         )
 
 
+# HD-EPIC has sounds (EPIC-SOUNDS classes) and narrations of its own: its clips get every subtype here, with
+# the same generators, solvers and distractor strategies, where they hold the subtype's streams.
+HD_EPIC_TOO = ("hd_epic",)
+
 for _s in [
     Subtype("easy_sound_presence", "epic_sounds", ("sound",), "presence", "absent_from_clip", "sound", gen_sound_presence,
             "which sound can be heard anywhere in the clip"),
@@ -391,4 +399,4 @@ for _s in [
     Subtype("medium_action_next", "epic_sounds", ("narration",), "sequence", "same_clip_other_moments", "action",
             gen_action_next, "which action follows a given action", variants=LEAKY_TOO),
 ]:
-    register(_s)
+    register(replace(_s, also_on=HD_EPIC_TOO))

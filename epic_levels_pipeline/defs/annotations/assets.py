@@ -53,6 +53,9 @@ def annotation_tables(context: dg.AssetExecutionContext, project: ProjectResourc
             "files": dg.MetadataValue.md("\n".join(f"- `{f}`" for f in files if name in _table_of(str(f)))),
             "dropped_rows": dg.MetadataValue.int(sum(reasons.values())),
             "dropped_by_reason": dg.MetadataValue.md(counts_markdown(reasons)),
+            # e.g. the sounds of EPIC-SOUNDS and of HD-EPIC (HD_EPIC_Sounds.csv), side by side
+            "rows_by_file": dg.MetadataValue.md(counts_markdown(
+                frame["source_file"].value_counts().to_dict() if "source_file" in frame.columns else {}, "file", "rows")),
             "source_fingerprint": fingerprint,
             "skipped_files": dg.MetadataValue.md("\n".join(f"- {line}" for line in skipped_reasons) or "none"),
         })

@@ -1,0 +1,292 @@
+"""HD-EPIC's own sound annotations and narrations, read into the ``sounds`` and ``narrations`` tables.
+
+HD-EPIC ships ``audio-annotations/HD_EPIC_Sounds.{csv,pkl}`` and
+``narrations-and-action-segments/HD_EPIC_Narrations.pkl`` (columns as documented in the
+``hd-epic/hd-epic-annotations`` README). Their rows join the EPIC-SOUNDS sounds and EPIC-KITCHENS-100
+narrations in the same canonical tables (:data:`.readers.SOUND_COLUMNS`, :data:`.readers.NARRATION_COLUMNS`);
+an HD-EPIC clip then has ``sound`` and ``narration`` streams like an EPIC-SOUNDS clip (video ids of the two
+datasets never coincide: ``P01-20240202-110250`` against ``P01_01``; ``source_file`` says where a row came from).
+
+Decisions worth knowing:
+
+- **Sounds.** Columns ``participant_id, video_id, start_timestamp, stop_timestamp`` (``HH:mm:ss.SSS``),
+  ``class, class_id``; ``start_sample``/``stop_sample`` are not read. HD-EPIC labels sounds with the
+  EPIC-SOUNDS classes (its README's example, ``rustle`` with id 4, is EPIC-SOUNDS' own): a class outside :data:`.language.SOUND_CUES` is an error (it could never be worded);
+  an empty class is a sound of unknown class (``categorised`` False), as in EPIC-SOUNDS. HD-EPIC has no
+  ``description`` column (null) and no id column: a row's id is made of its video, span and class id
+  (``P01-20240202-110250@0.476-2.520/4``; a repeat gets ``#2``), or is ``annotation_id`` when the file has one.
+- **CSV before pickle.** Upstream puts the same sounds in both files. When ``HD_EPIC_Sounds.csv`` lies
+  beside ``HD_EPIC_Sounds.pkl`` the CSV is read (no code runs, rows have line numbers) and the pickle is left
+  out with a note; a pickle alone is read.
+- **Narrations.** ``unique_narration_id`` is the id, ``start_timestamp``/``end_timestamp`` are seconds.
+  A narration names its main action(s) in ``main_actions`` / ``main_action_classes`` (verb, noun): each main
+  action is one row of the narrations table over the narration's span (``<id>``, then ``<id>#2`` …), with
+  ``narration`` the short phrase of that action (``open upper cupboard``, hyphenated verbs spaced: ``pick
+  up``), the style of EPIC-KITCHENS-100 narrations, so option texts of the two datasets read alike (the full
+  sentence stays in the source file, named by ``source_file``/``source_row``). ``nouns`` / ``noun_classes``
+  are ``all_nouns`` / ``all_noun_classes``. A narration without a main action is kept as a moment of unknown
+  content (``labelled`` False), as an unlabelled EPIC-KITCHENS-100 narration is.
+- **Class ids.** HD-EPIC's noun and verb vocabularies extend EPIC-KITCHENS-100's: ids 0–299 (nouns) and 0–96
+  (verbs) have the same keys in both, HD-EPIC adds nouns 300–302 and verbs 97–105. So the ids are used as they
+  are, one class space for both datasets (the catalogue names the added classes from
+  ``HD_EPIC_{noun,verb}_classes.csv``).
+- **Pickles run code when read** (:func:`pandas.read_pickle`): read only the files of the upstream
+  repository. A pickle's ROW in ``FILE:ROW:COLUMN`` is the row's position in the pickled table
+  (``frame.iloc[ROW]``).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import Problem
+from .language import SOUND_CUES
+from .validation import (_check_nonempty, _check_span, _check_unique, _display, _flag, _numbered, _times,
+                         parse_timestamps, read_csv_strings)
+
+SOUNDS_KIND = "hd_epic_sounds"
+NARRATIONS_KIND = "hd_epic_narrations"
+SOUND_REQUIRED = ["participant_id", "video_id", "start_timestamp", "stop_timestamp", "class", "class_id"]
+NARRATION_REQUIRED = ["unique_narration_id", "participant_id", "video_id", "narration", "start_timestamp",
+                      "end_timestamp", "nouns", "noun_classes", "main_actions", "main_action_classes"]
+
+
+def is_hd_epic_row(source_file: pd.Series) -> pd.Series:
+    """Which rows of the sounds or narrations table come from HD-EPIC's files (by ``source_file``)."""
+    return source_file.astype(str).str.startswith("HD_EPIC_")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Pickled tables
+# ----------------------------------------------------------------------------------------------------
+
+
+def read_pickled_table(path: Path, required: list[str], problems: list[Problem]) -> pd.DataFrame | None:
+    """A pickled DataFrame with ``_row`` = each row's position; None (with the problem noted) if unusable.
+    An id kept as the index (``unique_narration_id`` as the index's name) is made a column."""
+    name = _display(path)
+    try:
+        frame = pd.read_pickle(path)
+    except Exception as exc:  # a truncated or foreign pickle raises whatever its bytes lead to
+        problems.append(Problem(name, 0, "-", f"cannot read pickle: {type(exc).__name__}: {exc}"))
+        return None
+    if not isinstance(frame, pd.DataFrame):
+        problems.append(Problem(name, 0, "-", f"the pickle holds a {type(frame).__name__}, not a table (DataFrame)"))
+        return None
+    if frame.index.name in required and frame.index.name not in frame.columns:
+        frame = frame.reset_index()
+    frame = frame.reset_index(drop=True)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    missing = [c for c in required if c not in frame.columns]
+    for column in missing:
+        problems.append(Problem(name, 0, column, f"missing column '{column}' (table has: {', '.join(frame.columns)})"))
+    if missing:
+        return None
+    if not len(frame):
+        problems.append(Problem(name, 0, "-", "the table is empty"))
+        return None
+    frame["_row"] = np.arange(len(frame))
+    return frame
+
+
+def _text(values: pd.Series) -> pd.Series:
+    """Cells as stripped text, nulls as ""."""
+    return pd.Series(["" if _null(v) else str(v).strip() for v in values.tolist()], index=values.index, dtype=object)
+
+
+def _null(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+# ----------------------------------------------------------------------------------------------------
+# Sounds
+# ----------------------------------------------------------------------------------------------------
+
+
+def read_sounds(path: Path) -> Loaded:
+    """``HD_EPIC_Sounds.csv`` or ``HD_EPIC_Sounds.pkl`` into the ``sounds`` table."""
+    from .readers import Loaded, empty_table  # (readers registers this module's kinds: imported when called)
+
+    problems: list[Problem] = []
+    name = _display(path)
+    if path.suffix == ".pkl":
+        twin = path.with_suffix(".csv")
+        if twin.exists():
+            problems.append(Problem(name, 0, "-", f"the same sounds as {twin.name} beside it; file left out "
+                                                  f"(the CSV is read)", "dropped"))
+            return Loaded(SOUNDS_KIND, "sounds", empty_table("sounds"), problems)
+        raw = read_pickled_table(path, SOUND_REQUIRED, problems)
+        frame = None if raw is None else raw.drop(columns="_row").apply(_text).assign(_row=raw["_row"])
+    else:
+        frame = read_csv_strings(path, SOUND_REQUIRED, problems)
+    if frame is None:
+        return Loaded(SOUNDS_KIND, "sounds", empty_table("sounds"), problems)
+    ok = _check_nonempty(problems, name, frame, ["video_id"])
+    start = _times(problems, name, frame, "start_timestamp", parse_timestamps)
+    stop = _times(problems, name, frame, "stop_timestamp", parse_timestamps)
+    ok &= start.notna() & stop.notna()
+    ok &= _check_span(problems, name, frame, "start_timestamp", "stop_timestamp", start, stop)
+    sound_class = frame["class"].str.strip()
+    known = sound_class.isin(list(SOUND_CUES)) | (sound_class == "")
+    _flag(problems, name, frame, ~known, "class",
+          lambda r: f"unknown sound class {r['class']!r} (HD-EPIC sounds use the {len(SOUND_CUES)} EPIC-SOUNDS "
+                    "classes: 'rustle', 'water', 'open / close', … as listed in annotations/language.py SOUND_CUES)")
+    ok &= known
+    class_id = pd.to_numeric(frame["class_id"].str.strip(), errors="coerce")
+    bad_id = (sound_class != "") & (class_id.isna() | (class_id != class_id.round()))
+    _flag(problems, name, frame, bad_id, "class_id", lambda r: f"class_id {r['class_id']!r} is not a whole number")
+    ok &= ~bad_id
+    video = frame["video_id"].str.strip()
+    if "annotation_id" in frame.columns:
+        ids = frame["annotation_id"].str.strip()
+        ok &= _check_nonempty(problems, name, frame, ["annotation_id"])
+        ok &= _check_unique(problems, name, frame, "annotation_id")
+    else:
+        ids = _numbered(pd.Series([f"{v}@{a:.3f}-{b:.3f}/{c}" for v, a, b, c in zip(
+            video, start.fillna(-1), stop.fillna(-1), frame["class_id"].str.strip())], index=frame.index, dtype=object))
+    out = pd.DataFrame({
+        "annotation_id": ids,
+        "participant_id": frame["participant_id"].str.strip(),
+        "video_id": video,
+        "start_s": start, "stop_s": stop,
+        "description": pd.Series(None, index=frame.index, dtype="object"),
+        "sound_class": sound_class.replace("", None),
+        "class_id": class_id.where(sound_class != "").astype("Int64"),
+        "categorised": sound_class != "",
+        "source_file": path.name,
+        "source_row": frame["_row"],
+    })
+    return Loaded(SOUNDS_KIND, "sounds", out.loc[ok].reset_index(drop=True), problems)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Narrations
+# ----------------------------------------------------------------------------------------------------
+
+
+def _sequence(value) -> list | None:
+    """A list cell as a list (lists, tuples and arrays); anything else None."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return list(value)
+    return None
+
+
+def _whole(value) -> int | None:
+    """A class id: a whole, non-negative number (numpy ints and integral floats included), else None."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, (int, np.integer)):
+        return int(value) if value >= 0 else None
+    if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer() and value >= 0:
+        return int(value)
+    return None
+
+
+def _pairs(value, kind) -> list[tuple] | None:
+    """A list of (verb, noun) pairs, each element converted by ``kind`` (None when one is not)."""
+    items = _sequence(value)
+    if items is None:
+        return None
+    out = []
+    for item in items:
+        pair = _sequence(item)
+        if pair is None or len(pair) != 2:
+            return None
+        converted = tuple(kind(x) for x in pair)
+        if any(x is None for x in converted):
+            return None
+        out.append(converted)
+    return out
+
+
+def _word(value) -> str | None:
+    return str(value).strip() if isinstance(value, str) and str(value).strip() else None
+
+
+def action_words(verb: str, noun: str) -> str:
+    """A main action as the narration phrase the questions word: ``("pick-up", "plate")`` → ``pick up plate``."""
+    return " ".join(f"{verb.replace('-', ' ')} {noun}".split())
+
+
+def read_narrations(path: Path) -> Loaded:
+    """``HD_EPIC_Narrations.pkl`` into the ``narrations`` table (one row per main action)."""
+    from .readers import Loaded, empty_table
+
+    problems: list[Problem] = []
+    name = _display(path)
+    frame = read_pickled_table(path, NARRATION_REQUIRED, problems)
+    if frame is None:
+        return Loaded(NARRATIONS_KIND, "narrations", empty_table("narrations"), problems)
+    for column in ("unique_narration_id", "participant_id", "video_id"):
+        frame[column] = _text(frame[column])
+    ok = _check_nonempty(problems, name, frame, ["unique_narration_id", "video_id"])
+    ok &= _check_unique(problems, name, frame, "unique_narration_id")
+    times = {}
+    for column in ("start_timestamp", "end_timestamp"):
+        raw = frame[column]
+        seconds = pd.Series([float(v) if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+                             else math.nan for v in raw.tolist()], index=frame.index, dtype=float)
+        bad = ~np.isfinite(seconds)
+        _flag(problems, name, frame, bad, column, lambda r, c=column: f"{c} {r[c]!r} is not a number of seconds")
+        times[column] = seconds.where(~bad)
+        ok &= ~bad
+    start, stop = times["start_timestamp"], times["end_timestamp"]
+    ok &= _check_span(problems, name, frame, "start_timestamp", "end_timestamp", start, stop)
+    nouns = frame["nouns"].map(lambda v: None if (s := _sequence(v)) is None or any(_word(x) is None for x in s)
+                               else [_word(x) for x in s])
+    noun_classes = frame["noun_classes"].map(lambda v: None if (s := _sequence(v)) is None or any(_whole(x) is None for x in s)
+                                             else [_whole(x) for x in s])
+    mains = frame["main_actions"].map(lambda v: _pairs(v, _word))
+    main_classes = frame["main_action_classes"].map(lambda v: _pairs(v, _whole))
+    for column, parsed, what in (("nouns", nouns, "a list of noun words"),
+                                 ("noun_classes", noun_classes, "a list of class ids (whole numbers ≥ 0)"),
+                                 ("main_actions", mains, "a list of (verb, noun) word pairs"),
+                                 ("main_action_classes", main_classes, "a list of (verb class, noun class) id pairs")):
+        bad = parsed.isna()
+        _flag(problems, name, frame, bad, column, lambda r, c=column, w=what: f"{c} {r[c]!r} is not {w}")
+        ok &= ~bad
+    both = nouns.notna() & noun_classes.notna()
+    uneven = both & (nouns.map(lambda v: len(v) if v is not None else 0) != noun_classes.map(lambda v: len(v) if v is not None else 0))
+    _flag(problems, name, frame, uneven, "noun_classes",
+          lambda r: f"{len(_sequence(r['noun_classes']))} noun classes for {len(_sequence(r['nouns']))} nouns")
+    ok &= ~uneven
+    both = mains.notna() & main_classes.notna()
+    uneven = both & (mains.map(lambda v: len(v) if v is not None else 0) != main_classes.map(lambda v: len(v) if v is not None else 0))
+    _flag(problems, name, frame, uneven, "main_action_classes",
+          lambda r: f"{len(_sequence(r['main_action_classes']))} main action classes for "
+                    f"{len(_sequence(r['main_actions']))} main actions")
+    ok &= ~uneven
+    rows = []
+    label_source = f"{path.name} (official)"
+    for i in np.flatnonzero(ok.to_numpy()):
+        narration_id, participant, video = (frame.at[i, c] for c in ("unique_narration_id", "participant_id", "video_id"))
+        all_nouns, all_classes = nouns.iat[i], noun_classes.iat[i]
+        base = (participant, video, float(start.iat[i]), float(stop.iat[i]))
+        row = int(frame.at[i, "_row"])
+        actions = list(zip(mains.iat[i], main_classes.iat[i]))
+        if not actions:  # what it does has no class: a moment of unknown content
+            rows.append((narration_id, *base, None, None, pd.NA, None, pd.NA, list(all_nouns), list(all_classes),
+                         False, label_source, path.name, row))
+        for k, ((verb, noun), (verb_class, noun_class)) in enumerate(actions):
+            rows.append((narration_id if k == 0 else f"{narration_id}#{k + 1}", *base, action_words(verb, noun), verb,
+                         verb_class, noun, noun_class, list(all_nouns), list(all_classes), True, label_source,
+                         path.name, row))
+    if not rows:
+        return Loaded(NARRATIONS_KIND, "narrations", empty_table("narrations"), problems)
+    out = pd.DataFrame(rows, columns=["narration_id", "participant_id", "video_id", "start_s", "stop_s", "narration",
+                                      "verb", "verb_class", "noun", "noun_class", "all_nouns", "all_noun_classes",
+                                      "labelled", "label_source", "source_file", "source_row"])
+    out["verb_class"] = pd.array(out["verb_class"].tolist(), dtype="Int64")
+    out["noun_class"] = pd.array(out["noun_class"].tolist(), dtype="Int64")
+    return Loaded(NARRATIONS_KIND, "narrations", out, problems)
+
+
+# The file kinds :data:`.readers.FILE_KINDS` registers: (name, table, file-name pattern, reader, dataset).
+KINDS = [
+    (SOUNDS_KIND, "sounds", r"^HD_EPIC_Sounds\.(csv|pkl)$", read_sounds, "hd_epic"),
+    (NARRATIONS_KIND, "narrations", r"^HD_EPIC_Narrations\.pkl$", read_narrations, "hd_epic"),
+]
