@@ -258,6 +258,8 @@ def _check_entry(entry: ModelEntry) -> list[tuple[str, str]]:
             out.append(("audio", "gemini reads the video's own audio track: only \"in_video\" applies"))
         if entry.max_frames is not None:
             out.append(("max_frames", "does not apply to gemini (fps and media_resolution set its sampling)"))
+        if entry.extra_body is not None:
+            out.append(("extra_body", "applies to openai, vllm and sglang (a chat-completions body), not gemini"))
     else:
         if entry.media_resolution is not None:
             out.append(("media_resolution", f"applies only to gemini models, not {p}"))

@@ -91,7 +91,7 @@ if TYPE_CHECKING:
     from ..models_config import ModelSpec
 
 __all__ = ["AUDIO_ROUTES", "OpenAICompatCaller", "OpenAICompatSettings", "VIDEO_ROUTES", "check_routes",
-           "default_settings", "json_schema_of", "make", "response_format_of", "retry_after_seconds",
+           "default_settings", "from_spec", "json_schema_of", "make", "response_format_of", "retry_after_seconds",
            "settings_for"]
 
 VIDEO_ROUTES = ("video_url", "file_url", "frames", "none")
@@ -445,3 +445,9 @@ def make(model: str, *, base_url: str | None = None, cache: CallCache | None = N
     ``base_url`` (else the provider's environment variable or default), with the model's default
     routes (:func:`default_settings`) and ``settings`` overriding them."""
     return OpenAICompatCaller.for_model(f"{provider}/{model}", base_url, cache, **settings)
+
+
+def from_spec(spec: "ModelSpec", cache: CallCache | None = None, api_key: str | None = None) -> OpenAICompatCaller:
+    """The caller of a models-file entry (:func:`.base.provider_for`): its endpoint, routes and timeout."""
+    identity = ProviderIdentity(spec.provider, spec.model, spec.endpoint)
+    return OpenAICompatCaller(identity, settings_for(spec), cache, api_key)
