@@ -28,7 +28,6 @@ none, undecided open replies stay undecided. A model judging its own replies is 
 """
 
 import os
-import warnings
 from pathlib import Path
 
 import dagster as dg
@@ -47,19 +46,6 @@ from ..settings import Paths, project_root
 
 def _env(name: str, default: str) -> str:
     return os.environ.get(name, default)
-
-
-def _parse(name: str) -> tuple[str, str]:
-    """``(provider, model)`` of a model name; a deprecated bare Gemini name is logged as such, a bad name is a Failure."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            parsed = parse_model_name(name)
-        except ValueError as exc:
-            raise dg.Failure(str(exc)) from None
-    for w in caught:
-        dg.get_dagster_logger().warning(str(w.message))
-    return parsed
 
 
 class EvaluationResource(dg.ConfigurableResource):
@@ -114,7 +100,10 @@ class EvaluationResource(dg.ConfigurableResource):
         inline = [n for n in names if not (models_file and n in models_file.models)]
         providers = set()
         for name in inline:
-            providers.add(_parse(name)[0])
+            try:
+                providers.add(parse_model_name(name)[0])
+            except ValueError:
+                continue  # resolve() says what is wrong with it
         if self.endpoint and len(providers) > 1:
             raise dg.Failure(f"endpoint {self.endpoint} is given for models of several providers "
                              f"({', '.join(sorted(providers))}); set each provider's *_BASE_URL instead")
@@ -126,7 +115,7 @@ class EvaluationResource(dg.ConfigurableResource):
             specs = []
             for name in names:
                 endpoint = self.endpoint or None
-                if name in inline and _parse(name)[0] == "gemini":
+                if name in inline and name.lower().startswith("gemini"):
                     endpoint = self.gemini_base_url or _env("GEMINI_BASE_URL", "") or endpoint
                 spec = resolve([name], models_file, endpoint)[0].with_limits(rpm, concurrency)
                 if flags:
