@@ -249,3 +249,30 @@ def test_probe_prints_the_servers_error_and_works_for_gemini(tmp_path, monkeypat
             main_probe(["g"], str(path), out=out)
         text = out.getvalue()
         assert text.count("accepted") == 3 and verdict in text, text
+
+
+def test_self_judged_verdicts_are_marked_and_counted_in_scores():
+    from epic_levels_pipeline.responses.providers.base import ProviderIdentity
+    from epic_levels_pipeline.scoring.metrics.tables import scores
+    from epic_levels_pipeline.scoring.verdicts import verdicts
+
+    from ..scoring.test_judge_audit import _item, _response
+
+    items = pd.DataFrame([_item(k) for k in range(4)])
+    rows = []
+    for who, endpoint in (("vllm", "http://127.0.0.1:8000/v1"), ("other", "http://127.0.0.1:9000/v1")):
+        for k in range(4):  # an open reply naming no option: the rules cannot decide, the judge does
+            rows.append({**_response(_item(k), who, "clip", "Answer: something shiny"), "provider": "vllm",
+                         "endpoint": endpoint})
+    responses = pd.DataFrame(rows)
+
+    def judge(requests):
+        return [(0, '{"choice": "A"}') for _ in requests]
+
+    judge.identity = ProviderIdentity("vllm", "m1", "http://127.0.0.1:8000/v1")
+    v = verdicts(responses, items, judge=judge)
+    assert (v["scored_by"] == "judge").all()
+    assert v.groupby("responder")["self_judged"].all().to_dict() == {"vllm": True, "other": False}
+    top = scores(v, n_boot=10)
+    top = top[(top["dataset"] == "*") & (top["level"] == "*") & (top["subtype"] == "*") & (top["format"] == "*")]
+    assert top.set_index("responder")["n_self_judged"].to_dict() == {"vllm": 4, "other": 0}
