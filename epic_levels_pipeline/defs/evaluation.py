@@ -75,6 +75,13 @@ class EvaluationResource(dg.ConfigurableResource):
         models = _env("EPIC_LEVELS_MODELS", "") if self.models is None else self.models
         return [m.strip() for m in models.split(",") if m.strip()]
 
+    def media_folder(self, paths: Paths) -> Path:
+        root = self.media_root or _env("EPIC_LEVELS_MEDIA_ROOT", "")
+        return Path(root) if root else paths.media
+
+    def cache(self, paths: Paths) -> CallCache:
+        return CallCache(paths.cache / "calls.sqlite")
+
     def models_file(self) -> ModelsFile | None:
         """The models file in use (None: none given and no ``models.toml`` at the project root)."""
         try:
