@@ -4,7 +4,7 @@ A model named inline (``vllm/bench-model``, no models-file entry) takes its prov
 requests in flight and no request-rate limit (``responses/models_config.py``). This runs ``--requests`` calls
 (text only by default; ``--media-every K`` sends one in K with a synthetic clip by the default route, video_url +
 input_audio) through the real ``openai`` SDK and the call runner, at those limits, against the local
-OpenAI-compatible server on 127.0.0.1 with ``--latency-ms`` of latency per request, and prints:
+OpenAI-compatible server on 127.0.0.1 (in its own process, as a real server is) with ``--latency-ms`` of latency per request, and prints:
 
 * the limits the model resolved to;
 * the most requests in flight at once, as the server measured them (target >= 12);
@@ -17,6 +17,7 @@ Usage (from the repo root): ``python bench/local_limits.py [--requests N] [--lat
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 import tempfile
@@ -34,6 +35,14 @@ from epic_levels_pipeline.responses.providers.base import provider_for  # noqa: 
 from epic_levels_pipeline_tests.fakes.openai_server import OpenAITestServer  # noqa: E402
 
 
+def serve(latency_s: float, conn) -> None:
+    """The server in its own process (as a real vLLM server is): sends its base URL, then its counters when told."""
+    with OpenAITestServer(models=("bench-model",), latency_s=latency_s) as server:
+        conn.send(server.base_url)
+        conn.recv()
+        conn.send({"max_in_flight": server.max_in_flight, "chat_calls": server.chat_calls})
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=1200)
@@ -43,8 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     for var in ("EPIC_LEVELS_RPM", "EPIC_LEVELS_CONCURRENCY", "VLLM_BASE_URL"):
         os.environ.pop(var, None)
     latency = args.latency_ms / 1000
-    with tempfile.TemporaryDirectory() as tmp, OpenAITestServer(models=("bench-model",), latency_s=latency) as server:
-        spec = inline_spec("vllm/bench-model", server.base_url)
+    ours, theirs = multiprocessing.Pipe()
+    process = multiprocessing.Process(target=serve, args=(latency, theirs), daemon=True)
+    process.start()
+    base_url = ours.recv()
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = inline_spec("vllm/bench-model", base_url)
         caller = provider_for(spec)
         settings = caller.generation_settings()
         clip = make_test_video(Path(tmp) / "clip.mp4", 4.0) if args.media_every else None
@@ -61,14 +74,17 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         results, stats = run_calls_sync(requests, caller, None, rpm=spec.rpm, concurrency=spec.max_concurrency)
         elapsed = time.perf_counter() - started
+    ours.send("stop")
+    server = ours.recv()
+    process.join(10)
     ok = sum(r.status == "ok" for r in results)
     per_min = ok / elapsed * 60
-    bound = spec.max_concurrency / latency * 60
+    bound = spec.max_concurrency / latency * 60 if latency else float("inf")
     print(f"model vllm/bench-model (inline, provider defaults): max_concurrency {spec.max_concurrency}, "
           f"rpm {spec.rpm:g} (0 = no request-rate limit)")
     print(f"{args.requests} requests ({'text only' if not clip else f'one in {args.media_every} with a clip'}), "
           f"server latency {args.latency_ms:g} ms: {ok} ok in {elapsed:.2f} s")
-    print(f"max in flight (measured by the server): {server.max_in_flight} (target >= 12)")
+    print(f"max in flight (measured by the server): {server['max_in_flight']} (target >= 12)")
     print(f"completed calls per minute: {per_min:,.0f}; concurrency / latency = {bound:,.0f} per minute; "
           f"ratio {per_min / bound:.3f} (target >= 0.9)")
     return 0 if ok == args.requests else 1
