@@ -39,8 +39,10 @@ def serve(latency_s: float, conn) -> None:
     """The server in its own process (as a real vLLM server is): sends its base URL, then its counters when told."""
     with OpenAITestServer(models=("bench-model",), latency_s=latency_s) as server:
         conn.send(server.base_url)
+        cpu = time.process_time()
         conn.recv()
-        conn.send({"max_in_flight": server.max_in_flight, "chat_calls": server.chat_calls})
+        conn.send({"max_in_flight": server.max_in_flight, "chat_calls": server.chat_calls,
+                   "cpu_s": time.process_time() - cpu})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,9 +73,9 @@ def main(argv: list[str] | None = None) -> int:
             requests.append(CallRequest(key, "vllm", spec.model, condition, prompt,
                                         media_path=str(clip) if media else None,
                                         media_sha256=sha if media else None, settings=settings))
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         results, stats = run_calls_sync(requests, caller, None, rpm=spec.rpm, concurrency=spec.max_concurrency)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     ours.send("stop")
     server = ours.recv()
     process.join(10)
@@ -84,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
           f"rpm {spec.rpm:g} (0 = no request-rate limit)")
     print(f"{args.requests} requests ({'text only' if not clip else f'one in {args.media_every} with a clip'}), "
           f"server latency {args.latency_ms:g} ms: {ok} ok in {elapsed:.2f} s")
+    print(f"CPU over {elapsed:.2f} s wall: client process {cpu:.2f} s ({cpu / elapsed:.0%} of one core), server "
+          f"process {server['cpu_s']:.2f} s ({server['cpu_s'] / elapsed:.0%}); near 100 % means that process, not "
+          "the limits, sets the pace")
     print(f"max in flight (measured by the server): {server['max_in_flight']} (target >= 12)")
     print(f"completed calls per minute: {per_min:,.0f}; concurrency / latency = {bound:,.0f} per minute; "
           f"ratio {per_min / bound:.3f} (target >= 0.9)")
