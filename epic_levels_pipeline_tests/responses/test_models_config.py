@@ -276,3 +276,25 @@ def test_self_judged_verdicts_are_marked_and_counted_in_scores():
     top = scores(v, n_boot=10)
     top = top[(top["dataset"] == "*") & (top["level"] == "*") & (top["subtype"] == "*") & (top["format"] == "*")]
     assert top.set_index("responder")["n_self_judged"].to_dict() == {"vllm": 4, "other": 0}
+
+
+def test_estimate_prints_the_wall_time_at_each_models_limits(tmp_path, monkeypatch):
+    from epic_levels_pipeline.estimate import estimate, render_estimate
+    from epic_levels_pipeline.settings import Paths
+
+    from ..test_estimate import CLIPS, ROOT
+
+    path = write(tmp_path / "models.toml", entry("slow", "http://127.0.0.1:8000/v1", max_concurrency=4, rpm=30))
+    frame = estimate(Paths(ROOT), ["vllm/qwen", "slow", "gemini/gemini-2.5-flash"], clips=CLIPS[:1],
+                     model_config=path, judge_share=0)
+    wall = {w["model"]: w for w in frame.attrs["wall"]}
+    calls = wall["vllm/qwen"]["calls"]
+    assert calls == int(frame.loc[frame["model"] == "vllm/qwen", "calls"].sum()) > 0
+    assert wall["vllm/qwen"]["wall_s"] == pytest.approx(calls * 2.0 / 16)       # 16 in flight, no rate limit
+    assert wall["slow"]["wall_s"] == pytest.approx(calls * 60 / 30)             # the rate limit binds
+    assert wall["gemini/gemini-2.5-flash"]["wall_s"] == pytest.approx(calls * max(60 / 1000, 2.0 / 32))
+    text = render_estimate(frame)
+    assert "wall time: " in text and "at 16 in flight, no request-rate limit, ~2 s a call (assumed)" in text
+    monkeypatch.setenv("EPIC_LEVELS_CONCURRENCY", "8")  # the override a run applies, the estimate applies too
+    again = estimate(Paths(ROOT), ["vllm/qwen"], clips=CLIPS[:1], judge_share=0)
+    assert again.attrs["wall"][0]["wall_s"] == pytest.approx(calls * 2.0 / 8)
