@@ -5,6 +5,7 @@ run and its check agree on what each model is."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import dagster as dg
 
@@ -52,6 +53,9 @@ def main_probe(names: list[str], model_config: str | None = None, *, endpoint: s
             return 2
         specs = resolve(names, models_file, endpoint)
         callers = [provider_for(spec) for spec in specs]
+        for caller in callers:  # one request per route: a Gemini context cache would be a wasted call
+            if caller.provider == "gemini":
+                caller.settings = replace(caller.settings, context_cache=False)
     except (ModelConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
