@@ -108,28 +108,35 @@ def cmd_questions(args) -> int:
 
 def cmd_run(args) -> int:
     from .orchestrate import run_pipeline
+    from .model_commands import check_models
 
     paths = Paths.default()
     # The flags reach the evaluation resource as run configuration (recorded with each run in the UI), the judge
-    # included (default: $EPIC_LEVELS_JUDGE_MODEL, else the first model). Keys stay in the environment, never here.
+    # included (none unless named: --judge, $EPIC_LEVELS_JUDGE_MODEL or the models file's judge). Keys stay in the
+    # environment, never here.
     evaluation = {"responders": args.responders, "models": args.models}
-    if args.endpoint:
-        evaluation["endpoint"] = args.endpoint
-    if args.judge:
-        evaluation["judge_model"] = args.judge
-    elif args.models and not os.environ.get("EPIC_LEVELS_JUDGE_MODEL"):
-        evaluation["judge_model"] = args.models.split(",")[0].strip()
+    for flag, key in (("model_config", "model_config_file"), ("endpoint", "endpoint"), ("judge", "judge_model"),
+                      ("media_resolution", "media_resolution"), ("fps", "fps")):
+        if getattr(args, flag):
+            evaluation[key] = getattr(args, flag)
+    if args.allow_self_judge:
+        evaluation["allow_self_judge"] = True
     if args.batch:
         evaluation["batch"] = True
-    if args.media_resolution:
-        evaluation["media_resolution"] = args.media_resolution
-    if args.fps:
-        evaluation["fps"] = args.fps
+    if not check_models(evaluation):  # every model resolved and checked before any call
+        return 2
     run_config = {"resources": {"evaluation": {"config": evaluation}}}
     report = run_pipeline(paths, clip_keys=args.clips or None, run_config=run_config)
     print(f"\n{len(report.clips)} clips, {report.runs} runs, {report.seconds:.1f} s; failed: {report.failed or 'none'}")
     _print_summary(paths)
     return 1 if report.failed else 0
+
+
+def cmd_probe(args) -> int:
+    from .model_commands import main_probe
+
+    return main_probe([m.strip() for m in args.models.split(",") if m.strip()], args.model_config or None,
+                      endpoint=args.endpoint or None)
 
 
 def _print_summary(paths: Paths) -> None:
@@ -220,7 +227,16 @@ def cmd_estimate(args) -> int:
     from .estimate import main_estimate
 
     models = [m.strip() for m in args.models.split(",") if m.strip()]
-    return main_estimate(models, args.price or [], media_resolution=args.media_resolution, fps=args.fps)
+    return main_estimate(models, args.price or [], media_resolution=args.media_resolution, fps=args.fps,
+                         model_config=args.model_config or None)
+
+
+def _models_flags(p: argparse.ArgumentParser, default: str = "") -> None:
+    """``--models`` and ``--model-config``: the same for ``run``, ``estimate`` and ``probe``."""
+    p.add_argument("--models", default=default, help="comma-separated model NAMEs of the models file, or inline "
+                   "PROVIDER/MODEL names (gemini/…, openai/…, vllm/…, sglang/…) with their provider's defaults")
+    p.add_argument("--model-config", default="", metavar="FILE",
+                   help="the models file (default: models.toml at the project root, when there is one)")
 
 
 def _location_flags(p: argparse.ArgumentParser, media: bool = False) -> None:
@@ -248,12 +264,14 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("run", help="materialize the whole graph for the manifest's clips and print the main table")
     p.add_argument("--clips", nargs="*", help="clip keys (default: every clip in data/clips.csv)")
     p.add_argument("--responders", default="oracle,chance,presence,blind", help="offline responders to run")
-    p.add_argument("--models", default="", help="comma-separated PROVIDER/MODEL names: gemini/…, openai/…, vllm/…, "
-                   "sglang/… (bare Gemini names still work, deprecated); keys from the environment")
-    p.add_argument("--endpoint", default="", help="base URL of the models' server, e.g. http://127.0.0.1:8000/v1 "
+    _models_flags(p)
+    p.add_argument("--endpoint", default="", help="base URL of the inline models' server, e.g. http://127.0.0.1:8000/v1 "
                    "(default: the provider's *_BASE_URL variable, else its usual address)")
-    p.add_argument("--judge", default="", help="PROVIDER/MODEL that judges open replies the rules cannot decide "
-                   "(default: $EPIC_LEVELS_JUDGE_MODEL, else the first model)")
+    p.add_argument("--judge", default="", help="NAME or PROVIDER/MODEL that judges open replies the rules cannot decide, "
+                   "or 'self' (the run's one model judges its own replies); default: $EPIC_LEVELS_JUDGE_MODEL, else "
+                   "the models file's judge, else none (undecided replies stay undecided; cc_strict is the headline)")
+    p.add_argument("--allow-self-judge", action="store_true",
+                   help="let a judge that is also a model of the run judge its own replies (marked self_judged)")
     _media_flags(p)
     p.add_argument("--batch", action="store_true",
                    help="send the Gemini model calls as batch jobs (half price, answered within a day); "
@@ -304,12 +322,18 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_report)
 
     p = sub.add_parser("estimate", help="print the calls, tokens and cost a run with models would spend, before spending them")
-    p.add_argument("--models", default="gemini/gemini-2.5-flash", help="comma-separated PROVIDER/MODEL names")
+    _models_flags(p, "gemini/gemini-2.5-flash")
     p.add_argument("--price", action="append", help="MODEL=IN,OUT[,AUDIO_IN] dollars per 1M input/output tokens "
                    "(repeatable; overrides the documented prices assumed)")
     _media_flags(p)
     _location_flags(p)
     p.set_defaults(fn=cmd_estimate)
+
+    p = sub.add_parser("probe", help="one small request per route (text; video; video+audio) to each model, on a "
+                       "clip made with ffmpeg: accepted or the server's error, latency, prompt tokens")
+    _models_flags(p)
+    p.add_argument("--endpoint", default="", help="base URL of the inline models' server")
+    p.set_defaults(fn=cmd_probe)
 
     p = sub.add_parser("import-mcq", help="convert HD-EPIC's VQA benchmark files through the format steps")
     p.add_argument("paths", nargs="*", help="files or folders (default: ../shared/data/hd-epic/vqa-benchmark)")

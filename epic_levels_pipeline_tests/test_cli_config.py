@@ -25,10 +25,17 @@ def seen(monkeypatch) -> dict:
 
 def test_run_flags_become_the_evaluation_resources_config(seen):
     before = dict(os.environ)
-    assert cli.main(["run", "--responders", "oracle", "--models", "m1,m2"]) == 0
+    assert cli.main(["run", "--responders", "oracle", "--models", "vllm/m1,vllm/m2"]) == 0
     assert dict(os.environ) == before
+    # no judge unless one is named: undecided open replies stay undecided
     assert seen["config"] == {"resources": {"evaluation": {"config": {
-        "responders": "oracle", "models": "m1,m2", "judge_model": "m1"}}}}
+        "responders": "oracle", "models": "vllm/m1,vllm/m2"}}}}
+
+
+def test_a_model_that_is_not_configured_stops_the_run_before_it_starts(seen, capsys):
+    assert cli.main(["run", "--models", "m1"]) == 2
+    assert "config" not in seen
+    assert "model 'm1' is not a [models.NAME]" in capsys.readouterr().err
 
 
 def test_endpoint_and_judge_flags_are_run_config_not_environment(seen):
@@ -44,7 +51,7 @@ def test_endpoint_and_judge_flags_are_run_config_not_environment(seen):
 def test_batch_media_resolution_and_fps_flags_become_run_config(seen):
     assert cli.main(["run", "--models", "gemini/m1", "--batch", "--media-resolution", "low", "--fps", "0.5"]) == 0
     assert seen["config"]["resources"]["evaluation"]["config"] == {
-        "responders": "oracle,chance,presence,blind", "models": "gemini/m1", "judge_model": "gemini/m1",
+        "responders": "oracle,chance,presence,blind", "models": "gemini/m1",
         "batch": True, "media_resolution": "low", "fps": 0.5}
 
 

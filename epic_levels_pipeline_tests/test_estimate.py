@@ -79,7 +79,7 @@ def test_media_tokens_follow_each_providers_route():
     assert per_call.loc["vllm/Qwen/Qwen2.5-Omni-7B", "audio_tokens"] == 30 * 25
     routes = f.drop_duplicates("model").set_index("model")["route"].to_dict()
     assert routes["openai/gpt-4o-mini-audio-preview"] == "frames(1 fps)+input_audio"
-    assert routes["vllm/Qwen/Qwen2.5-Omni-7B"] == "video_url+use_audio_in_video"
+    assert routes["vllm/Qwen/Qwen2.5-Omni-7B"] == "video_url+input_audio"  # the provider default: no name guess
     costs = f.groupby("model")["cost_usd"].sum(min_count=1)
     assert costs["openai/gpt-4o-mini-audio-preview"] > 0 and math.isnan(f.loc[f["provider"] == "vllm", "cost_usd"].iloc[0])
     priced = estimate(Paths(ROOT), ["vllm/Qwen/Qwen2.5-Omni-7B"], clips=CLIPS[:1],

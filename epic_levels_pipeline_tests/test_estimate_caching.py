@@ -67,8 +67,11 @@ def test_main_estimate_prints_both_sections_and_refuses_bad_fps():
 
 
 def test_evaluation_resource_turns_media_flags_into_request_settings(monkeypatch):
-    from epic_levels_pipeline.defs.evaluation import EvaluationResource
+    from epic_levels_pipeline.defs.evaluation import EvaluationResource, request_settings
 
-    assert EvaluationResource().media_settings() == {}
-    assert EvaluationResource(media_resolution="high", fps=2).media_settings() == {
-        "media_resolution": "MEDIA_RESOLUTION_HIGH", "fps": 2.0}
+    (plain,) = EvaluationResource(models="gemini/gemini-2.5-flash").model_specs()
+    assert set(request_settings(plain)) == {"model_config"}
+    (spec,) = EvaluationResource(models="gemini/gemini-2.5-flash", media_resolution="high", fps=2).model_specs()
+    settings = request_settings(spec)
+    assert (settings["media_resolution"], settings["fps"]) == ("MEDIA_RESOLUTION_HIGH", 2.0)
+    assert settings["model_config"] != request_settings(plain)["model_config"]  # another identity, another key

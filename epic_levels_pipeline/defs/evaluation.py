@@ -1,26 +1,33 @@
 """The evaluation resource: which responders and models run, who judges, how fast, and where media lives.
 
-Its fields are run configuration: ``epic-levels run --responders/--models/--endpoint/--judge`` passes them as
-the run's resource config (seen with each run in the UI). A field left unset falls back to the environment:
-``EPIC_LEVELS_RESPONDERS`` (default ``oracle,chance,presence,blind``), ``EPIC_LEVELS_MODELS`` (provider-qualified
-model names, default none), ``EPIC_LEVELS_JUDGE_MODEL``, the providers' endpoint variables (``GEMINI_BASE_URL``,
-``OPENAI_BASE_URL``, ``VLLM_BASE_URL``, ``SGLANG_BASE_URL``), ``EPIC_LEVELS_RPM``, ``EPIC_LEVELS_CONCURRENCY``,
-``EPIC_LEVELS_MEDIA_ROOT``, ``EPIC_LEVELS_CAPTION_RESPONDERS`` (default every caption responder; the oracle
-always runs). API keys are read only from the providers' key variables (``GEMINI_API_KEY`` /
-``GOOGLE_API_KEY``, ``OPENAI_API_KEY``, ``VLLM_API_KEY``, ``SGLANG_API_KEY``) and never stored in config.
+Its fields are run configuration: ``epic-levels run --responders/--models/--model-config/--endpoint/--judge``
+passes them as the run's resource config (seen with each run in the UI). A field left unset falls back to the
+environment: ``EPIC_LEVELS_RESPONDERS`` (default ``oracle,chance,presence,blind``), ``EPIC_LEVELS_MODELS``,
+``EPIC_LEVELS_MODEL_CONFIG`` (the models file; default ``models.toml`` at the project root when there is one),
+``EPIC_LEVELS_JUDGE_MODEL``, the providers' endpoint variables (``GEMINI_BASE_URL``, ``OPENAI_BASE_URL``,
+``VLLM_BASE_URL``, ``SGLANG_BASE_URL``; for inline names), ``EPIC_LEVELS_MEDIA_ROOT``,
+``EPIC_LEVELS_CAPTION_RESPONDERS`` (default every caption responder; the oracle always runs). API keys are read
+only from the variables a model names (``api_key_env``, else its provider's) and never stored in config.
 
-``models`` are ``PROVIDER/MODEL`` names (``gemini/gemini-2.5-flash``, ``vllm/Qwen/Qwen2.5-Omni-7B``); bare
-Gemini names still work, with a deprecation warning. ``endpoint`` is the base URL of every model in
-``models`` (so they must share a provider) and of the judge when it has that provider too. ``judge_model``
-defaults to the first model.
+``models`` are NAMEs of the models file or inline ``PROVIDER/MODEL`` names with their provider's defaults
+(:mod:`..responses.models_config`); a problem with either fails the run before any call, naming file, model and
+key. ``endpoint`` is the base URL of the inline models (so they must share a provider).
+
+**Limits** are each model's (``max_concurrency`` / ``rpm`` in the file, else its provider's defaults: 16 in
+flight and no rate limit for a local server); ``EPIC_LEVELS_CONCURRENCY`` / ``EPIC_LEVELS_RPM`` override every
+model, and the ``concurrency`` / ``rpm`` fields override those.
+
+**The judge** is named (``judge_model``, ``--judge``, ``$EPIC_LEVELS_JUDGE_MODEL``, else the file's ``judge``); with
+none, undecided open replies stay undecided. A model judging its own replies is refused unless asked for:
+``--judge self`` (the run's one model) or ``allow_self_judge`` (``--allow-self-judge``); verdicts then carry
+``self_judged``.
 
 ``batch`` sends the model calls through the provider's batch mode (Gemini's Batch API; ``epic-levels run
---batch``); ``media_resolution`` (low/medium/high) and ``fps`` go into every Gemini model request's settings
-(and so its cache key) when set (``--media-resolution``/``--fps``).
+--batch``); ``media_resolution`` (low/medium/high) and ``fps`` are applied to every model where they mean something
+(:meth:`..responses.models_config.ModelSpec.with_flags`) and are an error naming the model where they do not.
 """
 
 import os
-import warnings
 from pathlib import Path
 
 import dagster as dg
@@ -29,35 +36,25 @@ from ..captions.models import caption_judge
 from ..captions.responders import OFFLINE_RESPONDERS as CAPTION_RESPONDERS
 from ..responses.cache import CallCache
 from ..responses.offline import OFFLINE_RESPONDERS
-from ..responses.providers.base import Provider, api_key_from_env, make_provider, parse_model_name
+from ..responses.models_config import ModelConfigError, ModelSpec, ModelsFile, find_models_file, resolve
+from ..responses.providers.base import Provider, parse_model_name, provider_for
 from ..responses.providers.gemini_tokens import resolution_name
 from ..responses.runner import ModelRun
 from ..scoring.verdicts import model_judge
-from ..settings import Paths
+from ..settings import Paths, project_root
 
 
 def _env(name: str, default: str) -> str:
     return os.environ.get(name, default)
 
 
-def _parse(name: str) -> tuple[str, str]:
-    """``(provider, model)`` of a model name; a deprecated bare Gemini name is logged as such, a bad name is a Failure."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            parsed = parse_model_name(name)
-        except ValueError as exc:
-            raise dg.Failure(str(exc)) from None
-    for w in caught:
-        dg.get_dagster_logger().warning(str(w.message))
-    return parsed
-
-
 class EvaluationResource(dg.ConfigurableResource):
     responders: str = ""
     models: str | None = None  # None: $EPIC_LEVELS_MODELS; "" runs no model
-    judge_model: str = ""      # PROVIDER/MODEL; default: $EPIC_LEVELS_JUDGE_MODEL, else the first model
-    endpoint: str = ""         # base URL of the models (one provider) and of a judge of that provider
+    model_config_file: str = ""  # the models file; "": $EPIC_LEVELS_MODEL_CONFIG, else ROOT/models.toml if present
+    judge_model: str = ""      # NAME, PROVIDER/MODEL or "self"; default: $EPIC_LEVELS_JUDGE_MODEL, else the file's
+    allow_self_judge: bool = False
+    endpoint: str = ""         # base URL of the inline models (one provider)
     gemini_base_url: str = ""
     rpm: float = 0
     concurrency: int = 0
@@ -78,75 +75,123 @@ class EvaluationResource(dg.ConfigurableResource):
         models = _env("EPIC_LEVELS_MODELS", "") if self.models is None else self.models
         return [m.strip() for m in models.split(",") if m.strip()]
 
-    def judge_model_name(self) -> str:
-        names = self.model_names()
-        return self.judge_model or _env("EPIC_LEVELS_JUDGE_MODEL", "") or (names[0] if names else "")
-
-    def limits(self) -> tuple[float, int]:
-        return (self.rpm or float(_env("EPIC_LEVELS_RPM", "60")), self.concurrency or int(_env("EPIC_LEVELS_CONCURRENCY", "4")))
-
     def media_folder(self, paths: Paths) -> Path:
         return Path(self.media_root) if self.media_root else paths.source_media  # env, epic-levels.toml, data/media
 
     def cache(self, paths: Paths) -> CallCache:
         return CallCache(paths.cache / "calls.sqlite")
 
-    def _endpoint_for(self, provider: str) -> str | None:
-        """The explicit endpoint for ``provider`` (None: the provider's environment variable or default)."""
-        models = {_parse(m)[0] for m in self.model_names()}
-        if self.endpoint and len(models) > 1:
-            raise dg.Failure(f"endpoint {self.endpoint} is given for models of several providers "
-                             f"({', '.join(sorted(models))}); set each provider's *_BASE_URL instead")
-        if self.endpoint and provider in models:
-            return self.endpoint
-        if provider == "gemini":
-            return self.gemini_base_url or _env("GEMINI_BASE_URL", "") or None
-        return None
-
-    def caller(self, cache: CallCache, name: str) -> Provider:
-        """The provider for a model name, at its endpoint; a Failure naming what is missing (never the key)."""
-        provider, model = _parse(name)
-        if provider in ("gemini", "openai") and not api_key_from_env(provider):
-            variables = "GEMINI_API_KEY / GOOGLE_API_KEY" if provider == "gemini" else "OPENAI_API_KEY"
-            raise dg.Failure(f"model {name} is configured but no {variables} is set")
+    def models_file(self) -> ModelsFile | None:
+        """The models file in use (None: none given and no ``models.toml`` at the project root)."""
         try:
-            return make_provider(provider, model, base_url=self._endpoint_for(provider), cache=cache)
+            return find_models_file(project_root(), self.model_config_file or _env("EPIC_LEVELS_MODEL_CONFIG", "") or None)
+        except ModelConfigError as exc:
+            raise dg.Failure(str(exc)) from None
+
+    def judge_model_name(self) -> str:
+        """The judge asked for ("" for none): ``judge_model``, else ``$EPIC_LEVELS_JUDGE_MODEL``, else the file's."""
+        if self.judge_model or _env("EPIC_LEVELS_JUDGE_MODEL", ""):
+            return self.judge_model or _env("EPIC_LEVELS_JUDGE_MODEL", "")
+        models_file = self.models_file()
+        return (models_file.judge or "") if models_file else ""
+
+    def limit_overrides(self) -> tuple[float | None, int | None]:
+        """``(rpm, concurrency)`` overriding every model's, None where not set (fields, then the environment)."""
+        rpm = self.rpm or (float(_env("EPIC_LEVELS_RPM", "")) if _env("EPIC_LEVELS_RPM", "") else None)
+        concurrency = self.concurrency or (int(_env("EPIC_LEVELS_CONCURRENCY", "")) if _env("EPIC_LEVELS_CONCURRENCY", "") else None)
+        return rpm, concurrency
+
+    def _resolve(self, names: list[str], *, flags: bool) -> list[ModelSpec]:
+        models_file = self.models_file()
+        inline = [n for n in names if not (models_file and n in models_file.models)]
+        providers = set()
+        for name in inline:
+            try:
+                providers.add(parse_model_name(name)[0])
+            except ValueError:
+                continue  # resolve() says what is wrong with it
+        if self.endpoint and len(providers) > 1:
+            raise dg.Failure(f"endpoint {self.endpoint} is given for models of several providers "
+                             f"({', '.join(sorted(providers))}); set each provider's *_BASE_URL instead")
+        if self.endpoint and names and not inline:
+            raise dg.Failure(f"--endpoint {self.endpoint} applies to inline PROVIDER/MODEL names only; "
+                             "the models file gives each of its models its endpoint")
+        rpm, concurrency = self.limit_overrides()
+        try:
+            specs = []
+            for name in names:
+                endpoint = self.endpoint or None
+                if name in inline and name.lower().startswith("gemini"):
+                    endpoint = self.gemini_base_url or _env("GEMINI_BASE_URL", "") or endpoint
+                spec = resolve([name], models_file, endpoint)[0].with_limits(rpm, concurrency)
+                if flags:
+                    spec = spec.with_flags(fps=self.fps or None, media_resolution=self.media_resolution or None)
+                specs.append(spec)
+            return specs
+        except (ModelConfigError, ValueError) as exc:
+            raise dg.Failure(str(exc)) from None
+
+    def model_specs(self) -> list[ModelSpec]:
+        """Every model of the run, resolved and checked (a Failure before any call)."""
+        if self.media_resolution:
+            try:
+                resolution_name(self.media_resolution)
+            except ValueError as exc:
+                raise dg.Failure(str(exc)) from None
+        return self._resolve(self.model_names(), flags=True)
+
+    def default_notes(self) -> list[str]:
+        """One line per default a model of the run takes (printed once per run by ``epic-levels run``)."""
+        return [line for spec in self.model_specs() for line in spec.notes()]
+
+    def provider(self, cache: CallCache, spec: ModelSpec) -> Provider:
+        """The provider of a resolved model; a Failure naming what is missing (never the key)."""
+        try:
+            return provider_for(spec, cache)
         except ValueError as exc:
-            raise dg.Failure(f"model {name}: {exc}") from None
+            raise dg.Failure(f"model {spec.name}: {exc}") from None
 
     def model_runs(self, cache: CallCache) -> list[ModelRun]:
-        rpm, concurrency = self.limits()
         runs = []
-        for m in self.model_names():
-            caller = self.caller(cache, m)
-            # media_resolution / fps are Gemini request settings; other providers sample frames their own way.
-            media = self.media_settings() if caller.provider == "gemini" else {}
-            runs.append(ModelRun.of(caller, cache, rpm, concurrency, media, batch=self.batch))
+        log = dg.get_dagster_logger()
+        for spec in self.model_specs():
+            for line in spec.notes():
+                log.info(line)
+            caller = self.provider(cache, spec)
+            runs.append(ModelRun.of(caller, cache, spec.rpm, spec.max_concurrency, request_settings(spec),
+                                    batch=self.batch, model_config=spec.config_json()))
         return runs
 
-    def media_settings(self) -> dict:
-        """``media_resolution`` / ``fps`` request settings, only those set (unset ones leave cache keys as they were)."""
-        try:
-            resolution = resolution_name(self.media_resolution)
-        except ValueError as exc:
-            raise dg.Failure(str(exc)) from None
-        out = {}
-        if resolution:
-            out["media_resolution"] = resolution
-        if self.fps:
-            if self.fps <= 0:
-                raise dg.Failure(f"fps must be positive, got {self.fps}")
-            out["fps"] = float(self.fps)
-        return out
-
-    def judge(self, cache: CallCache):
-        """``(judge function, its PROVIDER/MODEL name)``, or ``(None, "")`` when no model is configured."""
+    def judge_spec(self) -> tuple[ModelSpec | None, bool]:
+        """``(the judge's spec, whether it judges its own replies)``; ``(None, False)`` with no judge. A model
+        judging its own replies without ``--judge self`` or ``allow_self_judge`` is a Failure."""
         name = self.judge_model_name()
         if not name:
+            return None, False
+        names = self.model_names()
+        if name == "self":
+            if len(names) != 1:
+                raise dg.Failure(f"--judge self needs exactly one model in the run, got {len(names)} "
+                                 f"({', '.join(names) or 'none'}); name the judge instead")
+            return self._resolve(names, flags=False)[0], True
+        spec = self._resolve([name], flags=False)[0]
+        own = [s.name for s in self._resolve(names, flags=False) if s.cache_config() == spec.cache_config()]
+        if own and not self.allow_self_judge:
+            raise dg.Failure(f"judge {name} is also a model of the run ({', '.join(own)}) and would judge its own "
+                             "replies: pass --judge self (one model) or --allow-self-judge to mean it, or name "
+                             "another judge")
+        return spec, bool(own)
+
+    def judge(self, cache: CallCache):
+        """``(judge function, its PROVIDER/MODEL name)``, or ``(None, "")`` when no judge is named. The
+        function's ``self_judging`` says whether it judges replies of its own model."""
+        spec, own = self.judge_spec()
+        if spec is None:
             return None, ""
-        rpm, concurrency = self.limits()
-        caller = self.caller(cache, name)
-        return model_judge(caller, cache, rpm=rpm, concurrency=concurrency), f"{caller.provider}/{caller.model}"
+        caller = self.provider(cache, spec)
+        judge = model_judge(caller, cache, rpm=spec.rpm, concurrency=spec.max_concurrency)
+        judge.self_judging = own
+        return judge, f"{caller.provider}/{caller.model}" + (" (judging its own replies)" if own else "")
 
     def caption_offline(self) -> list[str]:
         """The caption track's offline responders; the ``oracle`` always runs (it is the track's self-test)."""
@@ -159,10 +204,21 @@ class EvaluationResource(dg.ConfigurableResource):
 
     def caption_judge(self, cache: CallCache):
         """The caption track's judge (the QA judge's provider and model), or ``(None, "")``."""
-        name = self.judge_model_name()
-        if not name:
+        spec, own = self.judge_spec()
+        if spec is None:
             return None, ""
-        rpm, concurrency = self.limits()
-        caller = self.caller(cache, name)
-        return (caption_judge(caller, cache, model=caller.model, rpm=rpm, concurrency=concurrency),
-                f"{caller.provider}/{caller.model}")
+        caller = self.provider(cache, spec)
+        return (caption_judge(caller, cache, model=caller.model, rpm=spec.rpm, concurrency=spec.max_concurrency),
+                f"{caller.provider}/{caller.model}" + (" (judging its own captions)" if own else ""))
+
+
+def request_settings(spec: ModelSpec) -> dict:
+    """What every request of a model carries beyond its provider's generation settings (so its cache key):
+    the resolved model config, and Gemini's ``media_resolution`` / ``fps`` request settings."""
+    out = {"model_config": spec.cache_json()}
+    if spec.provider == "gemini":
+        if spec.media_resolution:
+            out["media_resolution"] = resolution_name(spec.media_resolution)
+        if spec.fps:
+            out["fps"] = float(spec.fps)
+    return out

@@ -683,6 +683,11 @@ def _judge_audit_section(doc: _Doc, audit) -> None:
     if not len(measured):
         doc.empty("Judge audit: " + ("; ".join(notes) if notes else "no reply was audited."))
         return
+    own = sorted({str(r.get("judge_model")) for r in measured.to_dict("records") if r.get("self_judged") in (True, 1)})
+    if own:
+        doc.notes([f"Self-judged: {', '.join(own)} judged its own open replies (asked for with --judge self or "
+                   "--allow-self-judge); those verdicts carry `self_judged` and each score row counts them in "
+                   "`n_self_judged`."])
     rows = []
     for r in measured.to_dict("records"):
         rows.append({"responder / model": _label(r.get("responder"), r.get("model")), "n": fmt(r.get("n")),

@@ -30,6 +30,7 @@ RESPONSE_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format",
     "base_format", "condition", "responder", "model", "reply", "status", "prompt_tokens", "output_tokens",
     "latency_s", "cache_key", "cached", "error", "media_sha256", "provider", "endpoint", "route", "cached_tokens",
+    "model_config",
 ]
 OFFLINE_PROVIDER = "offline"  # the provider column of the offline reference responders' rows
 OFFLINE_SETTINGS = {"seed": "per item and condition"}
@@ -51,14 +52,15 @@ class ModelRun:
     concurrency: int = 4
     settings: dict = field(default_factory=dict)
     batch: bool = False  # through the provider's batch mode (``caller.run_batch``) instead of direct calls
+    model_config: str = ""  # the resolved models-file settings (JSON), each row's ``model_config``
 
     @classmethod
     def of(cls, caller: Provider, cache: CallCache, rpm: float = 60, concurrency: int = 4,
-           settings: dict | None = None, *, batch: bool = False) -> "ModelRun":
+           settings: dict | None = None, *, batch: bool = False, model_config: str = "") -> "ModelRun":
         """The run of one provider's model, named by its provider, with its generation settings (plus
-        ``settings``, e.g. Gemini's media settings), through its batch mode when ``batch``."""
+        ``settings``, e.g. the model config and Gemini's media settings), through its batch mode when ``batch``."""
         return cls(caller.provider, caller.model, caller, cache, rpm, concurrency,
-                   {**caller.generation_settings(), **(settings or {})}, batch=batch)
+                   {**caller.generation_settings(), **(settings or {})}, batch=batch, model_config=model_config)
 
 
 @dataclass
@@ -103,7 +105,7 @@ def offline_responses(clip: Clip, items: pd.DataFrame, questions: pd.DataFrame, 
                             "prompt_tokens": 0, "output_tokens": 0, "latency_s": time.perf_counter() - started,
                             "cache_key": cache_key(name, OFFLINE_MODEL, item.prompt, None, condition, OFFLINE_SETTINGS),
                             "cached": False, "error": "", "media_sha256": None, "provider": OFFLINE_PROVIDER,
-                            "endpoint": "", "route": "", "cached_tokens": 0})
+                            "endpoint": "", "route": "", "cached_tokens": 0, "model_config": ""})
     return pd.DataFrame(out, columns=RESPONSE_COLUMNS)
 
 
@@ -141,7 +143,7 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
                 skipped.append({**_base(item, condition, run.name, run.model), "reply": "", "status": "skipped",
                                 "prompt_tokens": 0, "output_tokens": 0, "latency_s": 0.0, "cache_key": "",
                                 "cached": False, "error": media.reason, "media_sha256": None, **who,
-                                "route": "", "cached_tokens": 0})
+                                "route": "", "cached_tokens": 0, "model_config": run.model_config})
                 continue
             path, sha = sent
             key = cache_key(run.name, run.model, item.prompt, sha, condition, run.settings)
@@ -166,5 +168,5 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
                          "prompt_tokens": result.prompt_tokens, "output_tokens": result.output_tokens,
                          "latency_s": result.latency_s, "cache_key": result.cache_key, "cached": result.cached,
                          "error": result.error, "media_sha256": sha, **who, "route": result.route,
-                         "cached_tokens": result.cached_tokens})
+                         "cached_tokens": result.cached_tokens, "model_config": run.model_config})
     return pd.DataFrame(rows, columns=RESPONSE_COLUMNS), stats

@@ -56,7 +56,7 @@ from ..seeding import stable_seed
 from .verdicts import JudgeRequest, _question_text, judge_identity, judge_order
 
 AUDIT_COLUMNS = ["responder", "model", "n", "judge_rule_agreement", "judge_self_agreement", "judge_none_rate",
-                 "judge_errors", "note", "judge_provider", "judge_model", "judge_endpoint"]
+                 "judge_errors", "note", "judge_provider", "judge_model", "judge_endpoint", "self_judged"]
 NO_JUDGE_NOTE = "no judge is configured: the judge audit was not run"
 NO_ROWS_NOTE = "no open replies decided by the rules to audit"
 
@@ -66,7 +66,7 @@ Judge = Callable[[list[JudgeRequest]], list[tuple[int | None, str]]]
 def _note_frame(note: str, judge=None) -> pd.DataFrame:
     return pd.DataFrame([{"responder": "*", "model": "*", "n": 0, "judge_rule_agreement": np.nan,
                           "judge_self_agreement": np.nan, "judge_none_rate": np.nan, "judge_errors": 0,
-                          "note": note, **judge_identity(judge)}], columns=AUDIT_COLUMNS)
+                          "note": note, **judge_identity(judge), "self_judged": False}], columns=AUDIT_COLUMNS)
 
 
 def second_order(first: list[int], item_id: str, responder: str, condition: str, seed: int = 0,
@@ -199,8 +199,10 @@ def judge_audit(verdicts: pd.DataFrame, items: pd.DataFrame, judge: Judge | None
     if not len(details):
         return _note_frame(NO_ROWS_NOTE, judge)
     who = judge_identity(judge)
-    rows = [{"responder": r, "model": m, **_rates(g), **who}
+    own = bool(getattr(judge, "self_judging", False))  # asked for explicitly (--judge self / --allow-self-judge)
+    rows = [{"responder": r, "model": m, **_rates(g), **who, "self_judged": own and m == who["judge_model"]}
             for (r, m), g in details.groupby(["responder", "model"], sort=True)]
     if len(rows) > 1:
-        rows.append({"responder": "*", "model": "*", **_rates(details), **who})
+        rows.append({"responder": "*", "model": "*", **_rates(details), **who,
+                     "self_judged": any(row["self_judged"] for row in rows)})
     return pd.DataFrame(rows, columns=AUDIT_COLUMNS)

@@ -33,6 +33,7 @@ VERDICT_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format", "base_format",
     "condition", "responder", "model", "reply", "parsed", "expected", "correct", "scored_by", "note",
     "n_marked_true", "judge_raw", "chance", "provider", "endpoint", "judge_provider", "judge_model", "judge_endpoint",
+    "self_judged",
 ]
 JUDGE_IDENTITY_COLUMNS = ["judge_provider", "judge_model", "judge_endpoint"]
 
@@ -44,6 +45,15 @@ def judge_identity(judge) -> dict:
     if identity is None:
         return dict.fromkeys(JUDGE_IDENTITY_COLUMNS, "")
     return {"judge_provider": identity.provider, "judge_model": identity.model, "judge_endpoint": identity.endpoint}
+
+
+def self_judged(frame: pd.DataFrame) -> pd.Series:
+    """Rows the judge decided about replies of its own model (same provider, model and endpoint): allowed only
+    when asked for (``--judge self`` / ``--allow-self-judge``), and marked."""
+    if not len(frame):
+        return pd.Series([], dtype=bool)
+    return ((frame["scored_by"] == "judge") & (frame["judge_provider"] == frame["provider"])
+            & (frame["judge_model"] == frame["model"]) & (frame["judge_endpoint"] == frame["endpoint"])).astype(bool)
 
 
 @dataclass
@@ -123,6 +133,7 @@ def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_see
             row["correct"] = chosen == key_index
             row["scored_by"] = "judge"
     frame = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+    frame["self_judged"] = self_judged(frame)
     frame["correct"] = frame["correct"].astype("boolean")
     frame["n_marked_true"] = pd.to_numeric(frame["n_marked_true"], errors="coerce").astype("Int64")
     return frame

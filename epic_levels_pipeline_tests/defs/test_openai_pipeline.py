@@ -1,12 +1,16 @@
-"""``epic-levels run --models vllm/<name> --endpoint …`` end to end against the local OpenAI-compatible server.
+"""``epic-levels run --models NAME --judge self`` end to end against the local OpenAI-compatible server.
 
-The real ``openai`` SDK drives the whole graph on two bundled EPIC-SOUNDS clips whose source videos are
-synthetic (``make_test_video``), so ``clip`` and ``silenced`` have video: responses and verdicts carry the
-provider, model and endpoint; the judge (the same model) is named in its verdict rows and in ``judge_audit``;
+The model is a ``models.toml`` entry: a vLLM server serving an Omni model under a name without "omni"
+(``--served-model-name qwen``), configured ``audio = "in_video"``. The real ``openai`` SDK drives the whole
+graph on two bundled EPIC-SOUNDS clips whose source videos are synthetic (``make_test_video``), so ``clip`` and
+``silenced`` have video: every media request carries ``use_audio_in_video``; responses carry the resolved
+``model_config``; responses and verdicts carry the provider, model and endpoint; the judge (the same model,
+asked for with ``--judge self``) is named in its verdict rows and in ``judge_audit``, and marked self-judged;
 a re-run makes no call; and a canary API key set in the environment is sent to the server but written
 nowhere under the project folder (warehouse, Parquet, call cache, Dagster's storage and logs, the report).
 """
 
+import json
 from pathlib import Path
 
 import pytest
@@ -21,7 +25,7 @@ from .test_model_pipeline import scripted_answer
 
 
 CLIPS = ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45"]
-MODEL = "Qwen/Qwen2.5-Omni-3B"  # an Omni model: video_url with use_audio_in_video
+MODEL = "qwen"  # an Omni model served as `qwen`: its audio route is configured, not guessed
 CANARY = "sk-canary-3b7e91d04c5a4f2e8d6b"
 JUDGE = "You check what a short answer means"
 CAPTION = "Describe it as a structured caption"
@@ -47,10 +51,14 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
     monkeypatch.setenv("VLLM_API_KEY", CANARY)
     monkeypatch.setenv("EPIC_LEVELS_RPM", "100000")
     monkeypatch.setenv("EPIC_LEVELS_CONCURRENCY", "16")
-    with OpenAITestServer(reply, models=(MODEL,), api_key=CANARY) as server:
-        argv = ["run", "--clips", *CLIPS, "--responders", "oracle", "--models", f"vllm/{MODEL}",
-                "--endpoint", server.base_url]
+    with OpenAITestServer(reply, models=(MODEL,), api_key=CANARY, strict_models=True) as server:
+        config = project.root / "models.toml"
+        config.write_text(f'[models.omni]\nprovider = "vllm"\nmodel = "{MODEL}"\nendpoint = "{server.base_url}"\n'
+                          'audio = "in_video"\napi_key_env = "VLLM_API_KEY"\n')
+        argv = ["run", "--clips", *CLIPS, "--responders", "oracle", "--models", "omni", "--judge", "self"]
         assert cli.main(argv) == 0
+        printed = capsys.readouterr().out
+        assert "omni: video: video_url (default for vllm)" in printed and "judging its own replies" in printed
         assert server.received_key(CANARY) and server.rejected == 0
 
         responses = query(project.warehouse, "select * from responses where responder = 'vllm'")
@@ -64,6 +72,9 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
         bodies = [b for b in server.chat_bodies() if "response_format" not in b]
         video = [b for b in bodies if any(p.get("type") == "video_url" for p in b["messages"][-1]["content"])]
         assert video and all(b.get("mm_processor_kwargs") == {"use_audio_in_video": True} for b in video)
+        assert not any(p.get("type") == "input_audio" for b in bodies for p in b["messages"][-1]["content"])
+        config_json = set(responses["model_config"])
+        assert len(config_json) == 1 and json.loads(config_json.pop())["audio"] == "in_video"
         assert all(b["model"] == MODEL for b in server.chat_bodies())
         offline = query(project.warehouse, "select distinct provider, endpoint from responses where responder = 'oracle'")
         assert offline.values.tolist() == [["offline", ""]]
@@ -76,6 +87,7 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
         assert set(zip(judged["judge_provider"], judged["judge_model"], judged["judge_endpoint"])) == {
             ("vllm", MODEL, server.base_url)}
         assert (verdicts.loc[verdicts["scored_by"] != "judge", "judge_provider"] == "").all()
+        assert judged["self_judged"].all() and not verdicts.loc[verdicts["scored_by"] != "judge", "self_judged"].any()
         # structured-output requests: the caption track's captions (with their media), and the two judges (text only)
         structured = [b for b in server.chat_bodies() if "response_format" in b]
         captions = [b for b in structured if CAPTION in prompt_text(b)]
@@ -87,6 +99,9 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
         audit = query(project.warehouse, "select * from judge_audit")
         assert set(zip(audit["judge_provider"], audit["judge_model"], audit["judge_endpoint"])) == {
             ("vllm", MODEL, server.base_url)}
+        marked = audit.set_index("responder")["self_judged"].to_dict()
+        assert marked["vllm"] and not marked.get("oracle", False)  # the oracle's replies: another model's
+        assert "Self-judged: qwen judged its own open replies" in (project.reports / "report.md").read_text()
         assert (project.reports / "report.md").is_file()
 
         calls = server.chat_calls

@@ -38,7 +38,10 @@ pointed at it through ``HttpOptions(base_url=server.base_url)``:
   (``GET /{v}/files/{id}:download?alt=media``) of ``{"key", "response" | "error"}`` lines. An item whose
   prompt text contains ``batch_error_marker`` gets a per-item error instead.
 * The media token count: ``file_part_tokens`` (default ``FILE_PART_TOKENS``) per file part, or, with
-  ``media_tokens_per_s`` set, that many per second of the part's ``videoMetadata`` window.
+  ``media_tokens_per_s`` set, that many per second of the part's ``videoMetadata`` window; plus
+  ``audio_part_tokens`` (default 0) for a file whose bytes hold an AAC track (an ``mp4a`` sample entry),
+  unless ``drop_audio`` (a server that takes the audio and ignores it). ``in_flight`` / ``max_in_flight``
+  count generate requests being answered at once.
 
 Every request must carry an ``x-goog-api-key`` header (any value), else 403 — except the upload
 session URL, which (as with the real service) is its own authorisation.
@@ -191,6 +194,8 @@ class GeminiTestServer(LocalServer):
         batch_pending_polls: int = 1,
         batch_running_polls: int = 1,
         batch_error_marker: str = "BATCH-ITEM-FAILS",
+        audio_part_tokens: int = 0,
+        drop_audio: bool = False,
     ):
         self.reply_fn = reply_fn or default_reply
         self.latency_s = latency_s
@@ -217,6 +222,10 @@ class GeminiTestServer(LocalServer):
         self.min_cache_tokens = min_cache_tokens
         self.media_tokens_per_s = media_tokens_per_s
         self.file_part_tokens = file_part_tokens
+        self.audio_part_tokens = audio_part_tokens
+        self.drop_audio = drop_audio
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.batch_pending_polls = batch_pending_polls
         self.batch_running_polls = batch_running_polls
         self.batch_error_marker = batch_error_marker
@@ -312,6 +321,16 @@ class GeminiTestServer(LocalServer):
         h._error(404, "NOT_FOUND", f"no route for {method} {path}")
 
     def _generate(self, h: _Handler, model: str, raw: bytes) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            self._generate_one(h, model, raw)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _generate_one(self, h: _Handler, model: str, raw: bytes) -> None:
         try:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
@@ -377,6 +396,13 @@ class GeminiTestServer(LocalServer):
                 total += round((_seconds(end) - start) * self.media_tokens_per_s)
             else:
                 total += self.file_part_tokens
+            if self.audio_part_tokens and not self.drop_audio:
+                data = part.get("fileData") or part.get("file_data") or {}
+                fid = str(data.get("fileUri") or data.get("file_uri") or "").rstrip("/").rsplit("/", 1)[-1]
+                with self._lock:
+                    entry = self.files.get(fid)
+                if entry is not None and b"mp4a" in (entry.get("data") or b""):
+                    total += self.audio_part_tokens
         return total
 
     def _missing_file(self, parts: list[dict]) -> tuple[int, dict] | None:

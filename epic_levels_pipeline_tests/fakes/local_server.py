@@ -60,6 +60,9 @@ class JsonHandler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     content_type = "application/json"
+    # TCP_NODELAY, as real servers (uvicorn) set it: the headers and the body go out as two writes, and with
+    # Nagle's algorithm the second waits for the client's delayed ACK (tens of ms a request).
+    disable_nagle_algorithm = True
 
     def log_message(self, format, *args):  # noqa: A002 - signature fixed by the base class
         pass

@@ -23,8 +23,15 @@ key itself is never kept: :attr:`requests` records every request's method, path,
 ``authorization`` and its JSON body; :meth:`received_key` tells a test whether a key arrived (it
 compares sha256 digests of the bearer tokens seen).
 
+Audio, as a server may treat it: by default an ``input_audio`` part counts :data:`PART_TOKENS` and a
+video part sent with ``mm_processor_kwargs.use_audio_in_video`` counts :data:`AUDIO_IN_VIDEO_TOKENS` more
+(the video's own track, read by an Omni processor). ``drop_audio=True`` is a server that accepts the audio
+and ignores it (neither counts: what ``epic-levels probe`` must notice); ``reject_audio=True`` answers 400
+to a request with audio, with vLLM's kind of message.
+
 Counters (attributes, updated under a lock): ``chat_calls`` (every chat request received),
-``chat_ok``, ``faults``, ``malformed``, ``rejected`` (4xx answers), ``model_lists``.
+``chat_ok``, ``faults``, ``malformed``, ``rejected`` (4xx answers), ``model_lists``; ``in_flight`` (chat
+requests being answered now) and ``max_in_flight`` (the most at once, measured by the server).
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from typing import Callable
 from .local_server import JsonHandler, LocalServer, QuietServer
 
 PART_TOKENS = {"image_url": 85, "video_url": 1000, "input_audio": 200}
+AUDIO_IN_VIDEO_TOKENS = 200
 
 
 def message_parts(body: dict) -> list[dict]:
@@ -151,6 +159,8 @@ class OpenAITestServer(LocalServer):
         retry_after_s: float | None = 0.1,
         cached_tokens: int = 0,
         seed: int = 0,
+        drop_audio: bool = False,
+        reject_audio: bool = False,
     ):
         if malformed not in ("no_choices", "not_json"):
             raise ValueError(f"malformed must be no_choices or not_json, not {malformed!r}")
@@ -174,6 +184,10 @@ class OpenAITestServer(LocalServer):
         self.malformed = 0
         self.rejected = 0
         self.model_lists = 0
+        self.drop_audio = drop_audio
+        self.reject_audio = reject_audio
+        self.in_flight = 0
+        self.max_in_flight = 0
 
     # -- lifecycle (start, stop, port: LocalServer) -----------------------------------------------
 
@@ -225,6 +239,33 @@ class OpenAITestServer(LocalServer):
     def _chat(self, h: _Handler, body) -> None:
         with self._lock:
             self.chat_calls += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            self._answer_chat(h, body)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def prompt_tokens(self, body: dict) -> int:
+        """Words of the text parts + :data:`PART_TOKENS` per media part, + the video's own track under
+        ``use_audio_in_video`` (audio counted only when the server does not drop it)."""
+        parts = message_parts(body)
+        total = 0
+        for p in parts:
+            kind = p.get("type")
+            if kind == "text":
+                total += len(p.get("text", "").split())
+            elif kind == "input_audio" and self.drop_audio:
+                continue
+            else:
+                total += PART_TOKENS.get(kind, 0)
+        in_video = (body.get("mm_processor_kwargs") or {}).get("use_audio_in_video")
+        if in_video and not self.drop_audio and any(p.get("type") == "video_url" for p in parts):
+            total += AUDIO_IN_VIDEO_TOKENS
+        return total
+
+    def _answer_chat(self, h: _Handler, body) -> None:
         if not isinstance(body, dict) or "_unparsed_bytes" in body:
             with self._lock:
                 self.rejected += 1
@@ -234,6 +275,11 @@ class OpenAITestServer(LocalServer):
             with self._lock:
                 self.rejected += 1
             return h._error(404, f"The model `{model}` does not exist.", "NotFoundError")
+        if self.reject_audio and (any(p.get("type") == "input_audio" for p in message_parts(body)) or
+                                  (body.get("mm_processor_kwargs") or {}).get("use_audio_in_video")):
+            with self._lock:
+                self.rejected += 1
+            return h._error(400, "At most 0 audio(s) may be provided in one prompt.", "BadRequestError")
         if self.latency_s:
             time.sleep(self.latency_s)
         with self._lock:
@@ -262,9 +308,7 @@ class OpenAITestServer(LocalServer):
             with self._lock:
                 self.faults += 1
             return h._error(500, f"reply_fn failed: {exc}", "server_error")
-        parts = message_parts(body)
-        prompt_tokens = sum(len(p.get("text", "").split()) if p.get("type") == "text"
-                            else PART_TOKENS.get(p.get("type"), 0) for p in parts)
+        prompt_tokens = self.prompt_tokens(body)
         out_tokens = max(1, len(text.split()))
         h._send(200, {
             "id": "chatcmpl-" + uuid.uuid4().hex[:12],

@@ -156,8 +156,9 @@ def test_route_settings_are_checked_and_chosen_per_model():
         OpenAICompatSettings(video_route="frames", audio_route="use_audio_in_video")
     with pytest.raises(ValueError, match="video_route 'gif'"):
         OpenAICompatSettings(video_route="gif")
+    # the route is the provider's default whatever the model's name says: an Omni model is configured
     omni = default_settings(identify("vllm/Qwen/Qwen2.5-Omni-7B", "http://h/v1"))
-    assert (omni.video_route, omni.audio_route) == ("video_url", "use_audio_in_video")
+    assert (omni.video_route, omni.audio_route) == ("video_url", "input_audio")
     gpt = default_settings(identify("openai/gpt-4o-mini", "http://h/v1"))
     assert (gpt.video_route, gpt.audio_route, gpt.max_tokens_field) == ("frames", "input_audio",
                                                                         "max_completion_tokens")
@@ -244,7 +245,8 @@ def test_frames_within_a_window_are_capped_and_stamped_from_the_clip_start(clips
 
 def test_omni_route_asks_for_the_videos_own_track_and_file_url_points_at_the_file(tmp_path, clips):
     with OpenAITestServer() as server:
-        caller = caller_for(server, "vllm/Qwen/Qwen2.5-Omni-7B", video_route="file_url")
+        caller = caller_for(server, "vllm/Qwen/Qwen2.5-Omni-7B", video_route="file_url",
+                            audio_route="use_audio_in_video")
         results, _ = run_calls_sync(tagged_requests(caller, clips), caller, None, **FAST)
         sent = parts_per_condition(server)
         bodies = {prompt_text(b).split("]")[0][1:]: b for b in server.chat_bodies()}

@@ -206,6 +206,28 @@ def identity_of(provider: Provider) -> ProviderIdentity:
     return ProviderIdentity(provider.provider, provider.model, normalise_endpoint(provider.endpoint))
 
 
+def key_for(provider: str, variables: tuple[str, ...], env: Mapping[str, str] | None = None) -> str:
+    """The key to send, read from ``variables`` (a models-file entry's ``api_key_env``, else the
+    provider's usual ones); the placeholder for a local server without one; ValueError naming the
+    variables otherwise (never the key)."""
+    env = os.environ if env is None else env
+    for var in variables:
+        value = (env.get(var) or "").strip()
+        if value:
+            return value
+    if provider in ("vllm", "sglang"):
+        return LOCAL_PLACEHOLDER_KEY
+    raise ValueError(f"no API key for {provider}: set {' or '.join(variables)}")
+
+
+def provider_for(spec, cache: "CallCache | None" = None, env: Mapping[str, str] | None = None) -> Provider:
+    """The provider of a resolved models-file entry (:class:`..models_config.ModelSpec`): its module's
+    ``from_spec(spec, cache, api_key)``; ValueError when its key is missing."""
+    _check_provider(spec.provider)
+    module = importlib.import_module(f"{__package__}.{PROVIDERS[spec.provider]}")
+    return module.from_spec(spec, cache, key_for(spec.provider, tuple(spec.api_key_env), env))
+
+
 def make_provider(name: str, model: str, *, base_url: str | None = None,
                   cache: "CallCache | None" = None) -> Provider:
     """The provider ``name`` for ``model``; ValueError naming the known providers for an unknown name."""

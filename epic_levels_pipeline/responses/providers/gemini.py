@@ -655,3 +655,10 @@ def make(model: str, *, base_url: str | None = None, cache: CallCache | None = N
          provider: str = "gemini") -> GeminiCaller:
     """The provider factory (:func:`.base.make_provider`): a caller for ``model`` at ``base_url``."""
     return GeminiCaller(GeminiSettings(model=model, base_url=base_url or None), cache)
+
+
+def from_spec(spec, cache: CallCache | None = None, api_key: str | None = None) -> GeminiCaller:
+    """The caller of a models-file entry (:func:`.base.provider_for`): its endpoint and timeout
+    (``media_resolution`` / ``fps`` travel as request settings, :meth:`..models_config.ModelSpec.cache_config`)."""
+    base_url = None if spec.endpoint == _DEFAULT_ENDPOINTS["gemini"] else spec.endpoint
+    return GeminiCaller(GeminiSettings(model=spec.model, base_url=base_url, timeout_s=spec.timeout_s), cache, api_key)

@@ -22,16 +22,22 @@ settings are part of :meth:`OpenAICompatCaller.generation_settings` and so of th
   silent); ``use_audio_in_video`` — for Omni models that read the video's own track:
   ``extra_body={"mm_processor_kwargs": {"use_audio_in_video": True}}`` (needs a video part, so not
   with ``frames``); ``none`` — no sound. A clip without an audio track sends no audio part and
-  says so in the route.
+  says so in the route. The route is a setting (the models file's ``audio = "in_video" |
+  "separate" | "none"``, :func:`settings_for`), never guessed from the model's name; with nothing
+  set, vLLM and SGLang get ``video_url`` + ``input_audio`` and OpenAI ``frames`` + ``input_audio``.
+* **server-side sampling**: on ``video_url`` / ``file_url``, ``video_fps`` (the models file's ``fps``)
+  goes out as ``mm_processor_kwargs.fps``, lowered so at most ``max_frames`` cover the window.
+* ``extra_body`` (the models file's) is merged into every request's body (its
+  ``mm_processor_kwargs`` with the route's).
 * ``no_clip`` (or a request without ``media_path``) → the prompt as the only part.
 
 Media parts come first, then the prompt (as for Gemini). The window is the request's
 ``start_offset_s``/``end_offset_s`` (the whole file when both are None). The route actually used
 is returned in :attr:`CallResult.route`, e.g. ``"video=frames(30@1fps);audio=input_audio"``
 or ``"text"``; :meth:`OpenAICompatCaller.route_for` gives the same string without calling (for
-rows served from the cache). Media prepared for a window (base64 video, frames, wav) is memoised
-per file, window and route parameters for the process, so the items of one clip share one ffmpeg
-run.
+rows served from the cache). The media parts are :mod:`.openai_media`'s (memoised per file, window
+and route parameters, so the items of one clip share one ffmpeg run); structured output and error
+bodies are :mod:`.openai_wire`'s.
 
 Decisions and edge cases:
 
@@ -63,27 +69,30 @@ Decisions and edge cases:
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import math
-import os
-import re
-import tempfile
-import threading
 import time
 import weakref
-from collections import OrderedDict
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import openai
 from openai import AsyncOpenAI
 
 from ..cache import CallCache
-from ..calls import CallRequest, CallResult, RetryableError, parse_retry_after
-from ..media import MediaError, cut_clip, probe, run_ffmpeg
+from ..calls import CallRequest, CallResult, RetryableError
+from ..media import MediaError, media_window, probe
 from .base import OPENAI_COMPATIBLE, ProviderIdentity, identify, resolve_api_key, with_identity
+from .openai_media import MediaParts, server_fps
+from .openai_wire import json_schema_of, response_format_of, retry_after_seconds, status_message
 from .structured import JudgeCalls, check_json_reply
+
+if TYPE_CHECKING:
+    from ..models_config import ModelSpec
+
+__all__ = ["AUDIO_ROUTES", "OpenAICompatCaller", "OpenAICompatSettings", "VIDEO_ROUTES", "check_routes",
+           "default_settings", "from_spec", "json_schema_of", "make", "response_format_of", "retry_after_seconds",
+           "settings_for"]
 
 VIDEO_ROUTES = ("video_url", "file_url", "frames", "none")
 AUDIO_ROUTES = ("input_audio", "use_audio_in_video", "none")
@@ -98,7 +107,9 @@ class OpenAICompatSettings:
     for the ``file_url`` route (default: a temporary directory of the process); a ``file_url``
     server must be allowed to read it. ``timeout_s`` bounds each HTTP request.
     ``media_memo_entries`` bounds the media prepared and kept for reuse (one entry is one file's
-    base64 video, frames or wav; a clip and its silenced copy under two routes take four)."""
+    base64 video, frames or wav; a clip and its silenced copy under two routes take four).
+    ``video_fps`` asks a ``video_url``/``file_url`` server to sample at that rate (None: the server's
+    default); ``extra_body`` is merged into every request."""
 
     temperature: float = 0.0
     max_output_tokens: int = 256
@@ -113,6 +124,8 @@ class OpenAICompatSettings:
     timeout_s: float = 120
     work_dir: str | None = None
     media_memo_entries: int = 16
+    video_fps: float | None = None
+    extra_body: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check_routes(self.video_route, self.audio_route, self.frames_fps, self.max_frames)
@@ -132,141 +145,41 @@ def check_routes(video_route: str, audio_route: str, fps: float = 1.0, max_frame
                          f"got {fps} and {max_frames}")
 
 
+AUDIO_OF_CONFIG = {"in_video": "use_audio_in_video", "separate": "input_audio", "none": "none"}
+
+
 def default_settings(identity: ProviderIdentity, **overrides) -> OpenAICompatSettings:
-    """The routes that suit a model when nothing else is said: Omni models (``*omni*``) on a
-    local server read the video's own track (``video_url`` + ``use_audio_in_video``); OpenAI's
-    API gets frames and ``input_audio`` with ``max_completion_tokens``; other models get
-    ``video_url`` + ``input_audio``. ``overrides`` win."""
+    """The provider's defaults (never the model's name): OpenAI's API gets frames and ``input_audio``
+    with ``max_completion_tokens``; vLLM and SGLang get ``video_url`` + ``input_audio``. ``overrides`` win."""
     base: dict = {}
     if identity.provider == "openai":
         base = {"video_route": "frames", "audio_route": "input_audio",
                 "max_tokens_field": "max_completion_tokens"}
-    elif "omni" in identity.model.lower():
-        base = {"video_route": "video_url", "audio_route": "use_audio_in_video"}
     return OpenAICompatSettings(**{**base, **overrides})
 
 
-# -- structured output ----------------------------------------------------------------------------
+def settings_for(spec: "ModelSpec", **overrides) -> OpenAICompatSettings:
+    """The settings a models-file entry (:class:`..models_config.ModelSpec`) resolves to."""
+    route = {"video_route": spec.video, "audio_route": AUDIO_OF_CONFIG[spec.audio],
+             "timeout_s": spec.timeout_s, "extra_body": dict(spec.extra_body)}
+    if spec.video == "frames":
+        route.update(frames_fps=spec.fps or 1.0, max_frames=spec.max_frames or 32)
+    elif spec.fps:
+        route.update(video_fps=spec.fps, **({"max_frames": spec.max_frames} if spec.max_frames else {}))
+    identity = ProviderIdentity(spec.provider, spec.model, spec.endpoint)
+    return default_settings(identity, **{**route, **overrides})
 
-def json_schema_of(schema: dict) -> dict:
-    """A Gemini-style schema (``{"type": "OBJECT", "properties": ..., "required": ...}``) as JSON
-    Schema: types lower-cased, ``nullable`` folded into the type, objects closed
-    (``additionalProperties: false``, which strict mode requires). Other keys pass through."""
-    if not isinstance(schema, dict):
-        return schema
-    out: dict = {}
-    for key, value in schema.items():
-        if key == "type" and isinstance(value, str):
-            out["type"] = value.lower()
-        elif key == "properties" and isinstance(value, dict):
-            out["properties"] = {k: json_schema_of(v) for k, v in value.items()}
-        elif key == "items":
-            out["items"] = json_schema_of(value)
-        elif key == "nullable":
-            continue
+
+def merge_extra_body(configured: dict | None, route: dict) -> dict:
+    """The configured ``extra_body`` with the route's keys added (``mm_processor_kwargs`` merged, the
+    route's keys winning: the route is what the cache key says was sent)."""
+    out = dict(configured or {})
+    for key, value in route.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
         else:
             out[key] = value
-    if schema.get("nullable") and isinstance(out.get("type"), str):
-        out["type"] = [out["type"], "null"]
-    if out.get("type") == "object":
-        out.setdefault("additionalProperties", False)
     return out
-
-
-def _strict_ok(schema) -> bool:
-    """Strict mode needs every object to list all its properties as required."""
-    if not isinstance(schema, dict):
-        return True
-    props = schema.get("properties") or {}
-    if props and set(schema.get("required") or []) != set(props):
-        return False
-    return all(_strict_ok(v) for v in props.values()) and _strict_ok(schema.get("items"))
-
-
-def response_format_of(settings: dict) -> tuple[dict | None, dict | None]:
-    """``(response_format, schema to check the reply against)`` for a request's settings."""
-    if settings.get("json_schema"):
-        schema = settings["json_schema"]
-    elif settings.get("response_schema"):
-        schema = json_schema_of(settings["response_schema"])
-    elif settings.get("response_mime_type") == "application/json":
-        return {"type": "json_object"}, None
-    else:
-        return None, None
-    name = re.sub(r"[^A-Za-z0-9_-]", "_", str(settings.get("response_schema_name") or "reply"))[:64]
-    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema,
-                                                   "strict": _strict_ok(schema)}}, schema
-
-
-# -- errors ---------------------------------------------------------------------------------------
-
-def retry_after_seconds(headers) -> float | None:
-    """The wait a server asked for: ``retry-after-ms`` (OpenAI), else ``Retry-After`` (seconds or
-    an HTTP date); None when absent or unreadable."""
-    if headers is None:
-        return None
-    try:
-        ms = headers.get("retry-after-ms")
-        if ms:
-            return max(0.0, float(ms) / 1000)
-    except (TypeError, ValueError):
-        pass
-    return parse_retry_after(headers.get("retry-after"))
-
-
-def _status_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])
-        if isinstance(body.get("message"), str):
-            return body["message"]
-    return exc.message or type(exc).__name__
-
-
-# -- media preparation (blocking; run in a worker thread) ----------------------------------------
-
-def _window(path: str, start: float | None, end: float | None) -> tuple[float, float]:
-    """``(start, end)`` in seconds within the file, the file's duration filling what is None."""
-    if start is not None and end is not None:
-        return float(start), float(end)
-    duration = probe(path).duration_s
-    return float(start or 0.0), float(end if end is not None else duration)
-
-
-def sample_frames(path: str, start: float, end: float, fps: float, max_frames: int,
-                  width: int) -> tuple[float, list[tuple[float, bytes]]]:
-    """JPEG frames of ``[start, end)`` at ``fps`` (lowered to ``max_frames / duration`` when more
-    would be needed), scaled to at most ``width`` pixels wide: ``(fps used, [(seconds from the
-    file's start, jpeg bytes), ...])``. The fps filter emits frame ``k`` at ``k / fps`` after the
-    window's start, so that is its timestamp."""
-    span = end - start
-    if span <= 0:
-        raise MediaError(f"{path}: empty window {start:g}-{end:g} s")
-    used = min(float(fps), max_frames / span)
-    with tempfile.TemporaryDirectory(prefix="frames-") as tmp:
-        run_ffmpeg(["-v", "error", "-y", "-ss", f"{start:.3f}", "-t", f"{span:.3f}", "-i", path, "-map", "0:v:0",
-                 "-vf", f"fps={used:.6f},scale='min({int(width)},iw)':-2", "-frames:v",
-                 str(int(max_frames)), "-q:v", "4", os.path.join(tmp, "f_%05d.jpg")],
-                "sampling frames", path)
-        files = sorted(Path(tmp).glob("f_*.jpg"))
-        if not files:
-            raise MediaError(f"{path}: no frames in {start:g}-{end:g} s")
-        return used, [(start + k / used, f.read_bytes()) for k, f in enumerate(files)]
-
-
-def extract_wav(path: str, start: float, end: float, rate: int) -> bytes | None:
-    """The window's first audio track as mono 16-bit PCM wav at ``rate`` Hz; None when the file has
-    no audio track."""
-    if not probe(path).has_audio:
-        return None
-    with tempfile.TemporaryDirectory(prefix="wav-") as tmp:
-        out = os.path.join(tmp, "a.wav")
-        run_ffmpeg(["-v", "error", "-y", "-ss", f"{start:.3f}", "-t", f"{end - start:.3f}", "-i", path, "-map", "0:a:0",
-                 "-ac", "1", "-ar", str(int(rate)), "-c:a", "pcm_s16le", "-f", "wav", out],
-                "extracting audio", path)
-        return Path(out).read_bytes()
 
 
 class _LoopState:
@@ -295,10 +208,7 @@ class OpenAICompatCaller(JudgeCalls):
         self._api_key = api_key or resolve_api_key(identity.provider)
         self._loops: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState]" = (
             weakref.WeakKeyDictionary())
-        self._memo: OrderedDict[tuple, object] = OrderedDict()
-        self._memo_lock = threading.Lock()
-        self._key_locks: dict[tuple, threading.Lock] = {}
-        self._work_dir: str | None = self.settings.work_dir
+        self._media = MediaParts(self.settings.work_dir, self.settings.media_memo_entries)
 
     @classmethod
     def for_model(cls, name: str, endpoint: str | None = None, cache: CallCache | None = None,
@@ -335,6 +245,8 @@ class OpenAICompatCaller(JudgeCalls):
             out.update(frames_fps=o.get("frames_fps", s.frames_fps),
                        max_frames=o.get("max_frames", s.max_frames),
                        frame_width=o.get("frame_width", s.frame_width))
+        elif out["video_route"] in ("video_url", "file_url") and o.get("video_fps", s.video_fps):
+            out.update(video_fps=o.get("video_fps", s.video_fps), max_frames=o.get("max_frames", s.max_frames))
         if out["audio_route"] == "input_audio":
             out["audio_sample_rate"] = o.get("audio_sample_rate", s.audio_sample_rate)
         return out
@@ -346,6 +258,8 @@ class OpenAICompatCaller(JudgeCalls):
         s = self.settings
         base = {"temperature": s.temperature, "max_output_tokens": s.max_output_tokens,
                 **self.route_settings()}
+        if s.extra_body:
+            base["extra_body"] = s.extra_body
         if s.seed is not None:
             base["seed"] = s.seed
         return with_identity(base, self.identity)
@@ -359,7 +273,7 @@ class OpenAICompatCaller(JudgeCalls):
         bits = []
         if r["video_route"] == "frames":
             try:
-                start, end = _window(request.media_path, request.start_offset_s,
+                start, end = media_window(request.media_path, request.start_offset_s,
                                      request.end_offset_s)
                 span = end - start
                 used = min(float(r["frames_fps"]), r["max_frames"] / span)
@@ -367,6 +281,12 @@ class OpenAICompatCaller(JudgeCalls):
                 bits.append(f"video=frames({n}@{used:g}fps)")
             except MediaError:
                 bits.append("video=frames")
+        elif r.get("video_fps"):
+            try:
+                start, end = media_window(request.media_path, request.start_offset_s, request.end_offset_s)
+                bits.append(f"video={r['video_route']}({server_fps(r, end - start):g}fps)")
+            except MediaError:
+                bits.append(f"video={r['video_route']}")
         else:
             bits.append(f"video={r['video_route']}")
         audio = r["audio_route"]
@@ -405,7 +325,7 @@ class OpenAICompatCaller(JudgeCalls):
         try:
             page = await self._client().models.list()
         except openai.APIStatusError as exc:
-            message = self._scrub(f"HTTP {exc.status_code}: {_status_message(exc)}")
+            message = self._scrub(f"HTTP {exc.status_code}: {status_message(exc)}")
             if exc.status_code in RETRYABLE_HTTP or exc.status_code >= 500:
                 raise RetryableError(message, status=int(exc.status_code)) from None
             raise ValueError(f"listing models at {self.identity.endpoint}: {message}") from None
@@ -419,104 +339,6 @@ class OpenAICompatCaller(JudgeCalls):
         if key and len(key) >= 4 and key != "EMPTY":
             text = text.replace(key, "***")
         return text
-
-    # -- media ----------------------------------------------------------------------------------
-
-    def _memoised(self, key: tuple, compute):
-        """``compute()`` once per key for the process (bounded LRU); concurrent callers of the same
-        key wait for the first. Blocking: call it in a worker thread."""
-        with self._memo_lock:
-            if key in self._memo:
-                self._memo.move_to_end(key)
-                return self._memo[key]
-            lock = self._key_locks.setdefault(key, threading.Lock())
-        with lock:
-            with self._memo_lock:
-                if key in self._memo:
-                    return self._memo[key]
-            value = compute()
-            with self._memo_lock:
-                self._memo[key] = value
-                while len(self._memo) > max(1, self.settings.media_memo_entries):
-                    self._memo.popitem(last=False)
-                self._key_locks.pop(key, None)
-            return value
-
-    def _window_file(self, path: str, start: float | None, end: float | None) -> str:
-        """``path`` itself when the whole file is asked for, else the window cut to ``work_dir``."""
-        if start is None and end is None:
-            return path
-        s, e = _window(path, start, end)
-        with self._memo_lock:
-            if self._work_dir is None:
-                self._work_dir = tempfile.mkdtemp(prefix="epic-levels-windows-")
-        st = os.stat(path)
-        out = Path(self._work_dir) / f"{Path(path).stem}.{st.st_size}.{st.st_mtime_ns}.{s:.3f}-{e:.3f}.mp4"
-        if not out.is_file():
-            cut_clip(Path(path), s, e, out)
-        return str(out)
-
-    def _prepare(self, request: CallRequest, r: dict) -> tuple[list[dict], dict, str]:
-        """(media parts, extra_body, route) for a request with media. Blocking."""
-        path = request.media_path
-        assert path is not None
-        if not os.path.isfile(path):
-            raise MediaError(f"media file not found: {path}")
-        st = os.stat(path)
-        ident = (os.path.abspath(path), st.st_size, st.st_mtime_ns, request.start_offset_s,
-                 request.end_offset_s)
-        parts: list[dict] = []
-        extra: dict = {}
-        bits: list[str] = []
-        video = r["video_route"]
-        if video == "video_url":
-            data = self._memoised(("video", *ident), lambda: base64.b64encode(Path(
-                self._window_file(path, request.start_offset_s, request.end_offset_s)).read_bytes()
-            ).decode("ascii"))
-            parts.append({"type": "video_url", "video_url": {"url": f"data:video/mp4;base64,{data}"}})
-            bits.append("video=video_url")
-        elif video == "file_url":
-            local = self._window_file(path, request.start_offset_s, request.end_offset_s)
-            parts.append({"type": "video_url", "video_url": {"url": Path(local).resolve().as_uri()}})
-            bits.append("video=file_url")
-        elif video == "frames":
-            fps, n, width = float(r["frames_fps"]), int(r["max_frames"]), int(r["frame_width"])
-
-            def frames():
-                s, e = _window(path, request.start_offset_s, request.end_offset_s)
-                used, got = sample_frames(path, s, e, fps, n, width)
-                return used, [(t, base64.b64encode(jpg).decode("ascii")) for t, jpg in got]
-
-            used, got = self._memoised(("frames", fps, n, width, *ident), frames)
-            for t, b64 in got:
-                parts.append({"type": "text", "text": f"Frame at {t:.1f} s:"})
-                parts.append({"type": "image_url",
-                              "image_url": {"url": f"data:image/jpeg;base64,{b64}"}})
-            bits.append(f"video=frames({len(got)}@{used:g}fps)")
-        else:
-            bits.append("video=none")
-
-        audio = r["audio_route"]
-        if audio == "input_audio":
-            rate = int(r["audio_sample_rate"])
-
-            def wav():
-                s, e = _window(path, request.start_offset_s, request.end_offset_s)
-                raw = extract_wav(path, s, e, rate)
-                return None if raw is None else base64.b64encode(raw).decode("ascii")
-
-            data = self._memoised(("wav", rate, *ident), wav)
-            if data is None:
-                bits.append("audio=none(no audio track)")
-            else:
-                parts.append({"type": "input_audio", "input_audio": {"data": data, "format": "wav"}})
-                bits.append("audio=input_audio")
-        elif audio == "use_audio_in_video":
-            extra["mm_processor_kwargs"] = {"use_audio_in_video": True}
-            bits.append("audio=use_audio_in_video")
-        else:
-            bits.append("audio=none")
-        return parts, extra, ";".join(bits)
 
     # -- calling --------------------------------------------------------------------------------
 
@@ -549,7 +371,7 @@ class OpenAICompatCaller(JudgeCalls):
                     start is not None and end is not None and end <= start):
                 return self._fail(request, f"invalid offsets start={start} end={end}")
             try:
-                parts, extra, route = await asyncio.to_thread(self._prepare, request, r)
+                parts, extra, route = await asyncio.to_thread(self._media.prepare, request, r)
             except (MediaError, OSError) as exc:
                 return self._fail(request, f"media: {exc}", route=self.route_for(request))
         parts.append({"type": "text", "text": request.prompt})
@@ -567,6 +389,7 @@ class OpenAICompatCaller(JudgeCalls):
             kwargs["seed"] = seed
         if response_format is not None:
             kwargs["response_format"] = response_format
+        extra = merge_extra_body(o.get("extra_body", s.extra_body), extra)
         if extra:
             kwargs["extra_body"] = extra
 
@@ -575,7 +398,7 @@ class OpenAICompatCaller(JudgeCalls):
             response = await self._client().chat.completions.create(**kwargs)
         except openai.APIStatusError as exc:
             code = int(exc.status_code)
-            message = self._scrub(f"HTTP {code}: {_status_message(exc)}")
+            message = self._scrub(f"HTTP {code}: {status_message(exc)}")
             if code in RETRYABLE_HTTP or code >= 500:
                 raise RetryableError(message, status=code,
                                      retry_after=retry_after_seconds(exc.response.headers)) from None
@@ -622,3 +445,9 @@ def make(model: str, *, base_url: str | None = None, cache: CallCache | None = N
     ``base_url`` (else the provider's environment variable or default), with the model's default
     routes (:func:`default_settings`) and ``settings`` overriding them."""
     return OpenAICompatCaller.for_model(f"{provider}/{model}", base_url, cache, **settings)
+
+
+def from_spec(spec: "ModelSpec", cache: CallCache | None = None, api_key: str | None = None) -> OpenAICompatCaller:
+    """The caller of a models-file entry (:func:`.base.provider_for`): its endpoint, routes and timeout."""
+    identity = ProviderIdentity(spec.provider, spec.model, spec.endpoint)
+    return OpenAICompatCaller(identity, settings_for(spec), cache, api_key)

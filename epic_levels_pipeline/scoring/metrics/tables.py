@@ -37,7 +37,8 @@ COUNTED = ("rule", "judge", "unparsed")
 ROLLUP = ("dataset", "level", "subtype", "format")
 SCORE_COLUMNS = ["responder", "model", "dataset", "level", "subtype", "distractor_strategy", "format", "condition",
                  "n", "correct", "accuracy", "chance", "chance_corrected", "ci_low", "ci_high", "accuracy_ci_low",
-                 "accuracy_ci_high", "accuracy_strict", "chance_corrected_strict", "n_undecided", "n_unparsed", "n_skipped", "n_error", "n_judge", "n_clips"]
+                 "accuracy_ci_high", "accuracy_strict", "chance_corrected_strict", "n_undecided", "n_unparsed", "n_skipped", "n_error", "n_judge", "n_clips",
+                 "n_self_judged"]
 PAIR_COLUMNS = ["responder", "model", "level", "kind", "condition", "a", "b", "n_pairs", "both", "only_a", "only_b",
                 "neither", "mcnemar_p", "diff", "diff_ci_low", "diff_ci_high", "accuracy_a", "accuracy_b",
                 "chance_corrected_a", "chance_corrected_b", "mcnemar_p_unclustered"]
@@ -64,6 +65,8 @@ def scores(verdicts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.D
     scored_by = v["scored_by"].astype(str).to_numpy()
     counted = np.isin(scored_by, COUNTED)
     undecided = scored_by == "undecided"
+    own = (v["self_judged"].fillna(False).astype(bool).to_numpy() if "self_judged" in v
+           else np.zeros(len(v), dtype=bool))  # judged by the model itself (asked for; marked)
     chance_col = v["chance"].astype(float).to_numpy()
     clips = v["clip_key"].astype(str).to_numpy()
     keys = ["responder", "model", "dataset", "level", "subtype", "distractor_strategy", "format", "condition"]
@@ -96,7 +99,8 @@ def scores(verdicts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.D
                         "chance_corrected_strict": chance_corrected(strict, strict_chance) if len(d) else np.nan,
                         "n_undecided": int((kinds == "undecided").sum()), "n_unparsed": int((kinds == "unparsed").sum()),
                         "n_skipped": int((kinds == "skipped").sum()), "n_error": int((kinds == "error").sum()),
-                        "n_judge": int((kinds == "judge").sum()), "n_clips": int(len(set(clips[c])))})
+                        "n_judge": int((kinds == "judge").sum()), "n_clips": int(len(set(clips[c]))),
+                        "n_self_judged": int(own[index].sum())})
             rows.append(row)
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 

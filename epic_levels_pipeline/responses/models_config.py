@@ -1,0 +1,419 @@
+"""The models file: which models a run asks, by which route, at which endpoint and how fast (pure core).
+
+``models.toml`` at the project root (or ``--model-config FILE``) holds one table per model::
+
+    judge = "qwen-omni-local"           # optional: the model that judges open replies (a NAME below)
+
+    [models.qwen-omni-local]
+    provider = "vllm"                   # gemini | openai | vllm | sglang
+    model = "Qwen/Qwen2.5-Omni-7B"      # the name the server serves
+    endpoint = "http://127.0.0.1:8000/v1"
+    api_key_env = "VLLM_API_KEY"        # the variable to read; keys never live in the file
+    video = "video_url"                 # video_url | frames | file_url | none
+    audio = "in_video"                  # in_video | separate | none
+    fps = 2.0
+    max_frames = 64
+    max_concurrency = 16
+    rpm = 0                             # 0 = no request-rate limit
+    timeout_s = 120
+    extra_body = { temperature = 0.0 }
+
+It is parsed with :mod:`tomllib` and validated by pydantic (unknown keys are errors); every problem is
+reported as ``FILE: [models.NAME].KEY: message`` before any call is made (:class:`ModelConfigError`).
+A model is named on the command line by its NAME in the file, or inline as ``PROVIDER/MODEL``, which
+takes the provider's defaults (:func:`resolve`).
+
+Decisions (each default a model takes is listed in :attr:`ModelSpec.defaulted`, and printed once per run):
+
+* **Routes** (``video``, ``audio``) are settings, never guessed from a model's name. Defaults:
+  ``vllm``/``sglang`` send ``video_url`` + ``separate`` (``input_audio``: the window's track as a wav);
+  an Omni model that reads the video's own track needs ``audio = "in_video"`` (vLLM's and SGLang's
+  ``mm_processor_kwargs.use_audio_in_video``). ``openai`` sends ``frames`` + ``separate``. ``gemini`` sends
+  the clip itself with its own track (``video``/``audio`` do not apply; ``audio = "in_video"`` is
+  accepted as what it does).
+* **fps / max_frames**: on the ``frames`` route the client samples ``fps`` frames a second, lowered so
+  at most ``max_frames`` cover the window (defaults 1.0 and 32). On ``video_url`` / ``file_url`` the
+  server samples the video: ``fps`` (with ``max_frames`` as the same bound) goes to the server's
+  processor as ``mm_processor_kwargs.fps`` (the key Qwen2.5-VL / Omni processors take); ``max_frames``
+  without ``fps`` is an error there, as is either with ``video = "none"``. For ``gemini``, ``fps`` and
+  ``media_resolution`` (low | medium | high) are Gemini's own request settings; ``max_frames`` does not
+  apply. ``media_resolution`` on any other provider is an error.
+* **Endpoints**: ``vllm`` and ``sglang`` entries must name their ``endpoint`` (a local server has no
+  canonical address); ``gemini`` and ``openai`` default to the service. Inline names keep the old rule
+  (``--endpoint``, else the provider's ``*_BASE_URL`` variable, else its usual address).
+* **Limits** (:func:`default_limits`): a local server (``vllm``, ``sglang``, or an ``openai`` endpoint on
+  a loopback address) gets 16 requests in flight and no request-rate limit. Hosted APIs get their
+  documented lowest paid tier as *assumptions* (:data:`HOSTED_RPM`: Gemini tier 1 — 2.5-flash 1,000,
+  2.5-flash-lite 4,000, 2.5-pro 150 requests per minute; OpenAI tier 1 — gpt-4o / gpt-4o-mini 500) and 32
+  in flight. ``max_concurrency`` / ``rpm`` in the file override them; ``EPIC_LEVELS_CONCURRENCY`` /
+  ``EPIC_LEVELS_RPM`` override every model (applied by the caller of :meth:`ModelSpec.with_limits`).
+* **Identity**: :meth:`ModelSpec.cache_config` (everything that changes what the model sees or
+  answers: provider, model, endpoint, routes, frame sampling, resolution, extra body) enters every
+  request's cache key, so two routes of one model never share an answer; :meth:`ModelSpec.config_json`
+  (that plus limits, timeout and the key's variable name, never a key) is each response row's
+  ``model_config``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import math
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .providers.base import KEY_ENV, PROVIDERS, normalise_endpoint, parse_model_name, resolve_endpoint
+
+MODELS_FILE = "models.toml"
+VIDEO = ("video_url", "frames", "file_url", "none")
+AUDIO = ("in_video", "separate", "none")
+LOCAL_PROVIDERS = ("vllm", "sglang")
+LOCAL_CONCURRENCY = 16
+HOSTED_CONCURRENCY = 32
+# Documented lowest paid tier request limits, as assumptions (check your account's limits page).
+HOSTED_RPM = {
+    "gemini": {"gemini-2.5-flash": 1000, "gemini-2.5-flash-lite": 4000, "gemini-2.5-pro": 150, "*": 150},
+    "openai": {"gpt-4o": 500, "gpt-4o-mini": 500, "*": 500},
+}
+DEFAULT_ROUTES = {"vllm": ("video_url", "separate"), "sglang": ("video_url", "separate"),
+                  "openai": ("frames", "separate"), "gemini": ("native", "in_video")}
+DEFAULT_FPS, DEFAULT_MAX_FRAMES, DEFAULT_TIMEOUT_S = 1.0, 32, 120.0
+
+
+class ModelConfigError(ValueError):
+    """Problems of a models file or of a model asked for, one ``FILE: [models.NAME].KEY: message`` per line."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+class ModelEntry(BaseModel):
+    """One ``[models.NAME]`` table as written (validated; unknown keys are errors)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    provider: Literal["gemini", "openai", "vllm", "sglang"]
+    model: str = Field(min_length=1)
+    endpoint: str | None = None
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    video: Literal["video_url", "frames", "file_url", "none"] | None = None
+    audio: Literal["in_video", "separate", "none"] | None = None
+    fps: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    max_frames: int | None = Field(default=None, ge=1)
+    max_concurrency: int | None = Field(default=None, ge=1)
+    rpm: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    extra_body: dict | None = None
+    media_resolution: Literal["low", "medium", "high"] | None = None
+
+
+def _coerce(table: dict) -> dict:
+    out = dict(table)
+    for key in ("fps", "rpm", "timeout_s"):
+        if isinstance(out.get(key), int) and not isinstance(out.get(key), bool):
+            out[key] = float(out[key])
+    return out
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model as a run uses it: every setting resolved (see the module docstring)."""
+
+    name: str                 # the NAME in the file, or the inline PROVIDER/MODEL
+    provider: str
+    model: str
+    endpoint: str
+    api_key_env: tuple[str, ...]
+    video: str
+    audio: str
+    fps: float | None
+    max_frames: int | None
+    max_concurrency: int
+    rpm: float
+    timeout_s: float
+    extra_body: dict = field(default_factory=dict)
+    media_resolution: str | None = None
+    source: str = "inline"    # the models file's path, or "inline"
+    defaulted: tuple[tuple[str, str], ...] = ()  # (key, why) of every default taken
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+    @property
+    def local(self) -> bool:
+        return is_local(self.provider, self.endpoint)
+
+    def cache_config(self) -> dict:
+        """What changes what the model sees or answers (enters every request's cache key)."""
+        out = {"provider": self.provider, "model": self.model, "endpoint": self.endpoint,
+               "video": self.video, "audio": self.audio, "extra_body": self.extra_body}
+        for key in ("fps", "max_frames", "media_resolution"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+    def cache_json(self) -> str:
+        return json.dumps(self.cache_config(), sort_keys=True, separators=(",", ":"))
+
+    def config_json(self) -> str:
+        """Every resolved setting (never a key), for the ``model_config`` column."""
+        out = {**self.cache_config(), "name": self.name, "max_concurrency": self.max_concurrency,
+               "rpm": self.rpm, "timeout_s": self.timeout_s, "api_key_env": list(self.api_key_env),
+               "source": self.source}
+        return json.dumps(out, sort_keys=True, separators=(",", ":"))
+
+    def notes(self) -> list[str]:
+        """One line per default taken, e.g. ``audio: separate (default for vllm; …)``."""
+        shown = {"video": self.video, "audio": self.audio, "fps": self.fps, "max_frames": self.max_frames,
+                 "max_concurrency": self.max_concurrency, "rpm": self.rpm}
+        return [f"{self.name}: {key}: {_show(shown.get(key))} ({why})" for key, why in self.defaulted
+                if key in shown]
+
+    def with_flags(self, *, fps: float | None = None, media_resolution: str | None = None) -> "ModelSpec":
+        """The spec with ``--fps`` / ``--media-resolution`` applied where they mean something; a
+        ModelConfigError naming the model and the flag where they do not (never ignored)."""
+        problems, changes = [], {}
+        if media_resolution:
+            if self.provider != "gemini":
+                problems.append(f"model {self.name} ({self.provider}): --media-resolution applies only to "
+                                "gemini models (the server decides the resolution of what it is sent)")
+            else:
+                changes["media_resolution"] = media_resolution
+        if fps:
+            if not (fps > 0 and math.isfinite(fps)):
+                problems.append(f"model {self.name}: --fps must be a positive number, got {fps}")
+            elif self.video == "none":
+                problems.append(f"model {self.name}: --fps does not apply: its route sends no video "
+                                "(video = \"none\")")
+            else:
+                changes["fps"] = float(fps)
+        if problems:
+            raise ModelConfigError(problems)
+        return replace(self, **changes) if changes else self
+
+    def with_limits(self, rpm: float | None = None, concurrency: int | None = None) -> "ModelSpec":
+        """The spec with overriding limits (the environment's or the run config's) where given."""
+        changes = {}
+        if rpm is not None:
+            changes["rpm"] = float(rpm)
+        if concurrency is not None:
+            changes["max_concurrency"] = int(concurrency)
+        return replace(self, **changes) if changes else self
+
+
+def _show(value) -> str:
+    return "no limit" if value == 0 else str(value)
+
+
+def is_local(provider: str, endpoint: str) -> bool:
+    """vLLM and SGLang are local servers; an ``openai`` endpoint is local when its host is a loopback address."""
+    if provider in LOCAL_PROVIDERS:
+        return True
+    if provider != "openai":
+        return False
+    host = (urlsplit(endpoint).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def default_limits(provider: str, model: str, endpoint: str) -> tuple[int, float, str]:
+    """``(max_concurrency, rpm, why)`` for a model with nothing configured (see the module docstring)."""
+    if is_local(provider, endpoint):
+        return LOCAL_CONCURRENCY, 0.0, f"default for a local {provider} server"
+    table = HOSTED_RPM[provider]
+    rpm = table.get(model, table["*"])
+    return HOSTED_CONCURRENCY, float(rpm), f"assumed {provider} tier-1 limit for {model}"
+
+
+def _route_notes(provider: str, video: str | None, audio: str | None) -> list[tuple[str, str]]:
+    notes = []
+    if video is None and provider != "gemini":
+        notes.append(("video", f"default for {provider}"))
+    if audio is None and provider != "gemini":
+        hint = "; set audio = \"in_video\" for Omni models" if provider in LOCAL_PROVIDERS else ""
+        notes.append(("audio", f"default for {provider}{hint}"))
+    return notes
+
+
+def _check_entry(entry: ModelEntry) -> list[tuple[str, str]]:
+    """(key, message) of the combinations that cannot be sent."""
+    p = entry.provider
+    out = []
+    if p == "gemini":
+        if entry.video is not None:
+            out.append(("video", "does not apply to gemini (the clip itself is sent, with its own audio "
+                                 "track); video routes are for openai, vllm and sglang"))
+        if entry.audio not in (None, "in_video"):
+            out.append(("audio", "gemini reads the video's own audio track: only \"in_video\" applies"))
+        if entry.max_frames is not None:
+            out.append(("max_frames", "does not apply to gemini (fps and media_resolution set its sampling)"))
+        if entry.extra_body is not None:
+            out.append(("extra_body", "applies to openai, vllm and sglang (a chat-completions body), not gemini"))
+    else:
+        if entry.media_resolution is not None:
+            out.append(("media_resolution", f"applies only to gemini models, not {p}"))
+        video = entry.video or DEFAULT_ROUTES[p][0]
+        if entry.audio == "in_video" and video not in ("video_url", "file_url"):
+            out.append(("audio", f"\"in_video\" reads the video's own track, so it needs video = \"video_url\" "
+                                 f"or \"file_url\" (not {video!r}); use audio = \"separate\""))
+        if video == "none" and (entry.fps is not None or entry.max_frames is not None):
+            out.append(("fps" if entry.fps is not None else "max_frames", "does not apply: video = \"none\""))
+        if video in ("video_url", "file_url") and entry.max_frames is not None and entry.fps is None:
+            out.append(("max_frames", f"with video = {video!r} the server samples the video: set fps too "
+                                      "(max_frames then lowers it so at most that many frames cover a window)"))
+        if p in LOCAL_PROVIDERS and not entry.endpoint:
+            out.append(("endpoint", f"required for provider {p} (the server's base URL, e.g. "
+                                    "http://127.0.0.1:8000/v1)"))
+    if entry.extra_body is not None:
+        try:
+            json.dumps(entry.extra_body)
+        except (TypeError, ValueError):
+            out.append(("extra_body", "must hold only JSON values (no dates)"))
+    return out
+
+
+def spec_of(name: str, entry: ModelEntry, source: str) -> ModelSpec:
+    """The resolved spec of a validated entry (see the module docstring for the defaults)."""
+    p = entry.provider
+    endpoint = normalise_endpoint(entry.endpoint) if entry.endpoint else resolve_endpoint(p, None, {})
+    video, audio = entry.video or DEFAULT_ROUTES[p][0], entry.audio or DEFAULT_ROUTES[p][1]
+    defaulted = _route_notes(p, entry.video, entry.audio)
+    fps, max_frames = entry.fps, entry.max_frames
+    if video == "frames":
+        if fps is None:
+            fps, defaulted = DEFAULT_FPS, [*defaulted, ("fps", "default for the frames route")]
+        if max_frames is None:
+            max_frames, defaulted = DEFAULT_MAX_FRAMES, [*defaulted, ("max_frames", "default for the frames route")]
+    concurrency, rpm, why = default_limits(p, entry.model, endpoint)
+    if entry.max_concurrency is None:
+        defaulted.append(("max_concurrency", why))
+    if entry.rpm is None:
+        defaulted.append(("rpm", why))
+    return ModelSpec(
+        name=name, provider=p, model=entry.model, endpoint=endpoint,
+        api_key_env=(entry.api_key_env,) if entry.api_key_env else KEY_ENV[p],
+        video=video, audio=audio, fps=fps, max_frames=max_frames,
+        max_concurrency=entry.max_concurrency or concurrency,
+        rpm=float(entry.rpm) if entry.rpm is not None else rpm,
+        timeout_s=entry.timeout_s or DEFAULT_TIMEOUT_S, extra_body=dict(entry.extra_body or {}),
+        media_resolution=entry.media_resolution, source=source, defaulted=tuple(defaulted))
+
+
+@dataclass(frozen=True)
+class ModelsFile:
+    """A parsed, validated models file."""
+
+    path: str
+    models: dict[str, ModelSpec]
+    judge: str | None = None
+
+
+def _message(err: dict, known: list[str]) -> str:
+    if err["type"] == "extra_forbidden":
+        return f"unknown key (known: {', '.join(known)})"
+    if err["type"] == "missing":
+        return "required"
+    if err["type"] == "literal_error":
+        return err["msg"].replace("Input should be", "must be")
+    return err["msg"].replace("Input should be", "must be") + f" (got {err.get('input')!r})"
+
+
+def load_models_file(path: str | Path) -> ModelsFile:
+    """Parse and validate a models file; ModelConfigError listing every problem."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelConfigError([f"{path}: no such models file"]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ModelConfigError([f"{path}: not valid TOML: {exc}"]) from None
+    problems: list[str] = []
+    for key in data:
+        if key not in ("models", "judge"):
+            problems.append(f"{path}: {key}: unknown top-level key (known: judge, models)")
+    tables = data.get("models", {})
+    if not isinstance(tables, dict):
+        raise ModelConfigError([*problems, f"{path}: models: must be tables [models.NAME]"])
+    known = list(ModelEntry.model_fields)
+    specs: dict[str, ModelSpec] = {}
+    for name, table in tables.items():
+        where = f"{path}: [models.{name}]"
+        if not isinstance(table, dict):
+            problems.append(f"{where}: must be a table of settings")
+            continue
+        try:
+            entry = ModelEntry.model_validate(_coerce(table))
+        except ValidationError as exc:
+            for err in exc.errors():
+                key = ".".join(str(x) for x in err["loc"]) or "?"
+                problems.append(f"{where}.{key}: {_message(err, known)}")
+            continue
+        bad = _check_entry(entry)
+        problems += [f"{where}.{key}: {message}" for key, message in bad]
+        if bad:
+            continue
+        try:
+            specs[name] = spec_of(name, entry, str(path))
+        except ValueError as exc:
+            problems.append(f"{where}.endpoint: {exc}")
+    judge = data.get("judge")
+    if judge is not None and not isinstance(judge, str):
+        problems.append(f"{path}: judge: must be a model NAME (a string), got {judge!r}")
+    elif judge is not None and judge != "self" and judge not in specs and "/" not in judge:
+        problems.append(f"{path}: judge: {judge!r} is not a [models.NAME] of this file")
+    if problems:
+        raise ModelConfigError(problems)
+    return ModelsFile(str(path), specs, judge)
+
+
+def inline_spec(name: str, endpoint: str | None = None) -> ModelSpec:
+    """The spec of an inline ``PROVIDER/MODEL`` name with its provider's defaults; ``endpoint`` as
+    ``--endpoint`` (else the provider's ``*_BASE_URL`` variable, else its usual address)."""
+    provider, model = parse_model_name(name)
+    entry = ModelEntry(provider=provider, model=model, endpoint=resolve_endpoint(provider, endpoint))
+    return spec_of(f"{provider}/{model}", entry, "inline")
+
+
+def find_models_file(root: Path, explicit: str | Path | None = None) -> ModelsFile | None:
+    """``explicit`` (must exist), else ``ROOT/models.toml`` when there is one, else None."""
+    if explicit:
+        return load_models_file(explicit)
+    default = Path(root) / MODELS_FILE
+    return load_models_file(default) if default.is_file() else None
+
+
+def resolve(names: list[str], models_file: ModelsFile | None, endpoint: str | None = None) -> list[ModelSpec]:
+    """The specs of the names asked for: entries of the file by NAME, else inline ``PROVIDER/MODEL``."""
+    out, problems = [], []
+    for name in names:
+        if models_file is not None and name in models_file.models:
+            out.append(models_file.models[name])
+            continue
+        head = name.partition("/")[0].lower()
+        if "/" in name and head in PROVIDERS or name.lower().startswith("gemini"):
+            try:
+                out.append(inline_spec(name, endpoint))
+            except ValueError as exc:
+                problems.append(f"model {name}: {exc}")
+            continue
+        where = f"in {models_file.path} (entries: {', '.join(models_file.models) or 'none'})" \
+            if models_file else f"(no {MODELS_FILE} found and --model-config not given)"
+        problems.append(f"model {name!r} is not a [models.NAME] {where}, nor PROVIDER/MODEL")
+    if problems:
+        raise ModelConfigError(problems)
+    return out
+
+
+__all__ = ["ModelConfigError", "ModelEntry", "ModelSpec", "ModelsFile", "default_limits",
+           "find_models_file", "inline_spec", "is_local", "load_models_file", "resolve"]

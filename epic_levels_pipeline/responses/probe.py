@@ -1,0 +1,140 @@
+"""``epic-levels probe``: before a run spends anything, one small request per route to a model (pure core).
+
+On a short clip this module makes itself (ffmpeg's ``testsrc`` pattern with a 440 Hz ``sine`` tone,
+:func:`.media.make_test_video`), three requests go to the model, each through its configured provider:
+
+* ``text`` — the prompt alone;
+* ``video`` — the clip by the model's video route, no audio (OpenAI-compatible routes: ``audio_route =
+  none``; Gemini: the same clip made without an audio track);
+* ``video+audio`` — the clip by the model's video and audio routes, as a run sends it.
+
+For each: ``accepted`` or the server's error message, the latency and the prompt tokens the server reported.
+When the request with audio reports the same prompt tokens as the one without, the server ignored the audio
+(an Omni model served without its audio processor, ``use_audio_in_video`` dropped, …) and the probe says so.
+A route the model does not send (``video = "none"``, ``audio = "none"``) is ``skipped`` with why.
+Requests go straight to the provider (no answer cache, no retries), one at a time.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .calls import CallRequest, RetryableError, run_blocking
+from .media import make_test_video
+from .models_config import ModelSpec
+
+PROBE_PROMPT = "Probe: describe the clip in a few words."
+CLIP_S = 3.0
+TONE_HZ = 440.0
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    route: str                 # text | video | video+audio
+    status: str                # accepted | error | skipped
+    message: str = ""          # the server's error, or why skipped
+    latency_s: float = 0.0
+    prompt_tokens: int = 0
+    sent: str = ""             # the provider's route string (e.g. video=video_url;audio=use_audio_in_video)
+
+
+def probe_clips(folder: Path) -> tuple[Path, Path]:
+    """``(with tone, without an audio track)``: the probe's two test clips, made in ``folder``."""
+    with_audio = make_test_video(folder / "probe.mp4", CLIP_S, tone_hz=TONE_HZ)
+    without = make_test_video(folder / "probe.noaudio.mp4", CLIP_S, tone_hz=None)
+    return with_audio, without
+
+
+def _requests(spec: ModelSpec, caller, clip: Path, silent: Path) -> list[tuple[str, CallRequest | str]]:
+    """(route, request or the reason it is skipped) for the three probes."""
+    base = dict(caller.generation_settings())
+    gemini = spec.provider == "gemini"
+
+    def req(route: str, path: Path | None, condition: str, **settings) -> CallRequest:
+        return CallRequest(f"probe/{route}", spec.provider, spec.model, condition, PROBE_PROMPT,
+                           media_path=str(path) if path else None, settings={**base, **settings})
+
+    out: list[tuple[str, CallRequest | str]] = [("text", req("text", None, "no_clip"))]
+    if spec.video == "none":
+        out += [("video", "video = \"none\": this model is sent no video"),
+                ("video+audio", "video = \"none\": this model is sent no video")]
+        return out
+    out.append(("video", req("video", silent, "clip") if gemini else req("video", clip, "clip", audio_route="none")))
+    if spec.audio == "none":
+        out.append(("video+audio", "audio = \"none\": this model is sent no audio"))
+    else:
+        out.append(("video+audio", req("video+audio", clip, "clip")))
+    return out
+
+
+async def _send(caller, request: CallRequest) -> ProbeResult:
+    route = request.cache_key.split("/", 1)[1]
+    try:
+        result = await caller(request)
+    except RetryableError as exc:  # the probe reports, it does not retry
+        return ProbeResult(route, "error", str(exc))
+    except Exception as exc:  # noqa: BLE001 - whatever happens is what the user needs to see
+        return ProbeResult(route, "error", f"{type(exc).__name__}: {exc}")
+    if result.status == "ok":
+        return ProbeResult(route, "accepted", "", result.latency_s, result.prompt_tokens, result.route)
+    return ProbeResult(route, "error", result.error, result.latency_s, result.prompt_tokens, result.route)
+
+
+def probe_model(spec: ModelSpec, caller, folder: Path | None = None) -> list[ProbeResult]:
+    """The three probes of one model through ``caller`` (its provider), in order."""
+    with tempfile.TemporaryDirectory(prefix="epic-levels-probe-") as tmp:
+        clip, silent = probe_clips(Path(folder or tmp))
+        planned = _requests(spec, caller, clip, silent)
+
+        async def all_of() -> list[ProbeResult]:
+            out = []
+            for route, request in planned:
+                if isinstance(request, str):
+                    out.append(ProbeResult(route, "skipped", request))
+                else:
+                    out.append(await _send(caller, request))
+            close = getattr(caller, "aclose", None)
+            if close is not None:
+                await close()
+            return out
+
+        return run_blocking(all_of())
+
+
+def audio_verdict(results: list[ProbeResult]) -> str | None:
+    """What the prompt tokens say about the audio; None when the two media probes were not both accepted."""
+    by = {r.route: r for r in results}
+    video, both = by.get("video"), by.get("video+audio")
+    if not (video and both and video.status == both.status == "accepted"):
+        return None
+    if both.prompt_tokens <= video.prompt_tokens:
+        return (f"audio: IGNORED — the request with audio reported the same prompt tokens as the one without "
+                f"({both.prompt_tokens}): the server did not use the audio it was sent")
+    return (f"audio: used — the request with audio reported {both.prompt_tokens - video.prompt_tokens} more "
+            "prompt tokens than the one without")
+
+
+def render(spec: ModelSpec, results: list[ProbeResult]) -> str:
+    """The lines ``epic-levels probe`` prints for one model."""
+    head = (f"probe {spec.name} ({spec.qualified} at {spec.endpoint}; video = {spec.video}, audio = {spec.audio}) "
+            f"on a {CLIP_S:g} s test clip (testsrc + {TONE_HZ:g} Hz tone):")
+    lines = [head]
+    for r in results:
+        if r.status == "skipped":
+            lines.append(f"  {r.route:<12} skipped   {r.message}")
+            continue
+        what = "accepted" if r.status == "accepted" else "error   "
+        tail = r.sent if r.status == "accepted" else r.message
+        lines.append(f"  {r.route:<12} {what}  {r.latency_s:6.3f} s  prompt tokens {r.prompt_tokens:>6}  {tail}")
+    verdict = audio_verdict(results)
+    if verdict:
+        lines.append(f"  {verdict}")
+    return "\n".join(lines)
+
+
+def probe_ok(results: list[ProbeResult]) -> bool:
+    """Every probe that was sent accepted, and the audio (when probed) used."""
+    verdict = audio_verdict(results)
+    return all(r.status != "error" for r in results) and not (verdict and "IGNORED" in verdict)

@@ -1,0 +1,92 @@
+"""The wire details of ``/v1/chat/completions`` that do not depend on a caller: structured output
+(Gemini-style schemas as JSON Schema, ``response_format``) and reading the server's errors
+(``Retry-After``, the message of an error body). Used by :mod:`.openai_compat`."""
+
+from __future__ import annotations
+
+import re
+
+import openai
+
+from ..calls import parse_retry_after
+
+
+# -- structured output ----------------------------------------------------------------------------
+
+def json_schema_of(schema: dict) -> dict:
+    """A Gemini-style schema (``{"type": "OBJECT", "properties": ..., "required": ...}``) as JSON
+    Schema: types lower-cased, ``nullable`` folded into the type, objects closed
+    (``additionalProperties: false``, which strict mode requires). Other keys pass through."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict = {}
+    for key, value in schema.items():
+        if key == "type" and isinstance(value, str):
+            out["type"] = value.lower()
+        elif key == "properties" and isinstance(value, dict):
+            out["properties"] = {k: json_schema_of(v) for k, v in value.items()}
+        elif key == "items":
+            out["items"] = json_schema_of(value)
+        elif key == "nullable":
+            continue
+        else:
+            out[key] = value
+    if schema.get("nullable") and isinstance(out.get("type"), str):
+        out["type"] = [out["type"], "null"]
+    if out.get("type") == "object":
+        out.setdefault("additionalProperties", False)
+    return out
+
+
+def _strict_ok(schema) -> bool:
+    """Strict mode needs every object to list all its properties as required."""
+    if not isinstance(schema, dict):
+        return True
+    props = schema.get("properties") or {}
+    if props and set(schema.get("required") or []) != set(props):
+        return False
+    return all(_strict_ok(v) for v in props.values()) and _strict_ok(schema.get("items"))
+
+
+def response_format_of(settings: dict) -> tuple[dict | None, dict | None]:
+    """``(response_format, schema to check the reply against)`` for a request's settings."""
+    if settings.get("json_schema"):
+        schema = settings["json_schema"]
+    elif settings.get("response_schema"):
+        schema = json_schema_of(settings["response_schema"])
+    elif settings.get("response_mime_type") == "application/json":
+        return {"type": "json_object"}, None
+    else:
+        return None, None
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", str(settings.get("response_schema_name") or "reply"))[:64]
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema,
+                                                   "strict": _strict_ok(schema)}}, schema
+
+
+# -- errors ---------------------------------------------------------------------------------------
+
+def retry_after_seconds(headers) -> float | None:
+    """The wait a server asked for: ``retry-after-ms`` (OpenAI), else ``Retry-After`` (seconds or
+    an HTTP date); None when absent or unreadable."""
+    if headers is None:
+        return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms:
+            return max(0.0, float(ms) / 1000)
+    except (TypeError, ValueError):
+        pass
+    return parse_retry_after(headers.get("retry-after"))
+
+
+def status_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+        if isinstance(body.get("message"), str):
+            return body["message"]
+    return exc.message or type(exc).__name__
+
+
