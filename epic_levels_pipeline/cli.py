@@ -190,6 +190,11 @@ def cmd_import_mcq(args) -> int:
     return main_import([Path(p) for p in args.paths], Path(args.out) if args.out else None)
 
 
+def cmd_export(args) -> int:
+    from .sharing.commands import main_export
+    return main_export(Path(args.out))
+
+
 def cmd_estimate(args) -> int:
     from .estimate import main_estimate
 
@@ -252,6 +257,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("paths", nargs="*", help="files or folders (default: ../shared/data/hd-epic/vqa-benchmark)")
     p.add_argument("--out", default="", help="output folder (default data/assets/hd_epic_vqa/)")
     p.set_defaults(fn=cmd_import_mcq)
+
+    p = sub.add_parser("export", help="write the materialized benchmark as a Hugging Face dataset folder")
+    p.add_argument("--out", required=True, help="output folder (Parquet per format and dataset, JSONL, clips.csv, card)")
+    p.set_defaults(fn=cmd_export)
 
     args = parser.parse_args(argv)
     try:
