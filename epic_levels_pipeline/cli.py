@@ -195,6 +195,15 @@ def cmd_export(args) -> int:
     return main_export(Path(args.out))
 
 
+def cmd_import_replies(args) -> int:
+    from .sharing.commands import main_import_replies
+    if bool(args.file) == bool(args.inspect_log):
+        print("error: give a replies FILE or --inspect-log LOG (one of them)", file=sys.stderr)
+        return 2
+    return main_import_replies(Path(args.file) if args.file else None, args.model,
+                               Path(args.inspect_log) if args.inspect_log else None)
+
+
 def cmd_estimate(args) -> int:
     from .estimate import main_estimate
 
@@ -261,6 +270,13 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("export", help="write the materialized benchmark as a Hugging Face dataset folder")
     p.add_argument("--out", required=True, help="output folder (Parquet per format and dataset, JSONL, clips.csv, card)")
     p.set_defaults(fn=cmd_export)
+
+    p = sub.add_parser("import-replies", help="score replies made elsewhere (JSONL/CSV of item_id, condition, reply, "
+                       "or an Inspect eval log) as a model of responder external")
+    p.add_argument("file", nargs="?", default="", help="JSONL or CSV with item_id, condition, reply")
+    p.add_argument("--model", required=True, help="the model name the replies are scored under")
+    p.add_argument("--inspect-log", default="", help="an Inspect eval log of the export's task instead of FILE")
+    p.set_defaults(fn=cmd_import_replies)
 
     args = parser.parse_args(argv)
     try:
