@@ -204,6 +204,11 @@ def cmd_import_replies(args) -> int:
                                Path(args.inspect_log) if args.inspect_log else None)
 
 
+def cmd_inspect_logs(args) -> int:
+    from .sharing.commands import main_inspect_logs
+    return main_inspect_logs(Path(args.out))
+
+
 def cmd_estimate(args) -> int:
     from .estimate import main_estimate
 
@@ -277,6 +282,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", required=True, help="the model name the replies are scored under")
     p.add_argument("--inspect-log", default="", help="an Inspect eval log of the export's task instead of FILE")
     p.set_defaults(fn=cmd_import_replies)
+
+    p = sub.add_parser("inspect-logs", help="write the materialized verdicts as Inspect eval logs (inspect view)")
+    p.add_argument("--out", required=True, help="log folder (one .eval log per responder × model)")
+    p.set_defaults(fn=cmd_inspect_logs)
 
     args = parser.parse_args(argv)
     try:

@@ -58,3 +58,29 @@ def main_import_replies(file: Path | None, model: str, inspect_log: Path | None 
     print("run `epic-levels run` to score them with the other responders (responder external, model "
           f"{model}); items without a reply are skipped rows")
     return 0
+
+
+def main_inspect_logs(out: Path, paths: Paths | None = None) -> int:
+    """``epic-levels inspect-logs --out DIR``: the materialized verdicts as Inspect eval logs (one per
+    responder × model), for ``inspect view --log-dir DIR``."""
+    from .export import ExportError, materialized_items
+    from .inspect_logs import write_run_logs
+    from ..warehouse import read_parquet
+
+    paths = paths or Paths.default()
+    store = TableStore(paths.assets)
+    try:
+        items = materialized_items(store)
+    except ExportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    files = store.partition_files("verdicts")
+    if not files:
+        print(f"error: no materialized verdicts under {store.folder('verdicts')}; run `epic-levels run` first",
+              file=sys.stderr)
+        return 1
+    verdicts = read_parquet(files)
+    for path in write_run_logs(verdicts, items, out):
+        print(f"wrote {path}")
+    print(f"view with: inspect view --log-dir {out}")
+    return 0
