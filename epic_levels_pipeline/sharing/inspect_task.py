@@ -20,8 +20,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentText, ContentVideo
 from inspect_ai.solver import generate
 
-from ..settings import Paths
-from .export import load_export
+from epic_levels_pipeline.settings import Paths
+from epic_levels_pipeline.sharing.export import load_export
 
 CONDITIONS = ("clip", "no_clip", "silenced")
 
