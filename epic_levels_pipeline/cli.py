@@ -187,7 +187,7 @@ def cmd_report(args) -> int:
 def cmd_import_mcq(args) -> int:
     from .imports.hd_epic_vqa import main_import
 
-    return main_import([Path(p) for p in args.paths], Path(args.out) if args.out else None)
+    return main_import([Path(p) for p in args.paths], Path(args.out) if args.out else None, strict=args.strict)
 
 
 def cmd_export(args) -> int:
@@ -270,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("import-mcq", help="convert HD-EPIC's VQA benchmark files through the format steps")
     p.add_argument("paths", nargs="*", help="files or folders (default: ../shared/data/hd-epic/vqa-benchmark)")
     p.add_argument("--out", default="", help="output folder (default data/assets/hd_epic_vqa/)")
+    p.add_argument("--strict", action="store_true", help="refuse the whole import when any question cannot be "
+                   "converted (default: skip it, counted by reason)")
     p.set_defaults(fn=cmd_import_mcq)
 
     p = sub.add_parser("export", help="write the materialized benchmark as a Hugging Face dataset folder")

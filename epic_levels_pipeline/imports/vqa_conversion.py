@@ -15,7 +15,7 @@ from ..formats.registry import multiple_choice_prompt, option_judgement_prompt
 from ..errors import Problem
 from ..annotations.language import LETTERS
 from ..seeding import DEFAULT_SEED, stable_seed
-from .vqa_reading import DATASET, VqaFileError, _normalise, _record_problems, read_vqa_file
+from .vqa_reading import SKIP_REASONS, DATASET, VqaFileError, _normalise, _record_problems, read_vqa_file
 from .vqa_rewriting import REASONS, declarative, proposed_answer_prompt, step1
 
 SEED = DEFAULT_SEED
@@ -29,7 +29,9 @@ QUESTION_COLUMNS = [
     "stand_alone_reason_code", "stand_alone_reason", "open_question", "rewrites", "base_format",
     "rejected_by_checker", "checker_problems", "checker_markup_only", "yes_no_style", "metadata",
 ]
-REPORT_COLUMNS = ["file", "n_questions", "n_skipped_duplicates", "n_imported", "n_open", "n_option_judgement",
+SKIP_COLUMNS = [f"n_skipped_{reason}" for reason in SKIP_REASONS]
+SKIPPED_COLUMNS = ["file", "qid", "reason", "message"]
+REPORT_COLUMNS = ["file", "n_questions", "n_skipped_duplicates", *SKIP_COLUMNS, "n_imported", "n_open", "n_option_judgement",
                   "n_rejected_by_checker", "n_rejected_markup_only", "top_reasons", "note"]
 
 
@@ -120,27 +122,32 @@ def _expand(paths: list[Path]) -> list[Path]:
     return out
 
 
-def import_files(paths: list[Path], *, seed: int = SEED) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def import_files(paths: list[Path], *, seed: int = SEED, strict: bool = False,
+                 skipped: list[dict] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Read, validate and convert VQA files (folders are expanded to their ``*.json``).
 
     Returns ``(questions, items, report)``; the report has one row per file (:data:`REPORT_COLUMNS`, top
     reasons as ``code: count`` for the three commonest step-1 reasons). All files are validated before
     anything is converted; every problem of every file is raised together as :class:`VqaFileError`.
-    Sample-shaped files are read last: a question also read from a per-prototype file is skipped (it must be
+    Unless ``strict``, a question that cannot be converted honestly (duplicate choices, no answer among the
+    choices, malformed times: :data:`.vqa_reading.SKIP_REASONS`) is skipped, counted per file and reason in the
+    report (``n_skipped_<reason>``) and appended to ``skipped`` when given (``SKIPPED_COLUMNS``); with ``strict``
+    it refuses the import like any other problem. Sample-shaped files are read last: a question also read from a per-prototype file is skipped (it must be
     identical there, else an error); a duplicate id between two per-prototype files is an error.
     """
     files = _expand(paths)
     problems: list[Problem] = []
     read: dict[Path, list[dict]] = {}
+    unconvertible: list[dict] = []
     for f in files:
         try:
-            read[f] = read_vqa_file(f)
+            read[f] = read_vqa_file(f, None if strict else unconvertible)
         except VqaFileError as exc:
             problems += exc.problems
     ordered = sorted(read, key=lambda f: (any(r["from_sample"] for r in read[f]), str(f)))
     seen: dict[str, tuple[str, dict]] = {}
     keep: dict[Path, list[dict]] = {}
-    skipped: Counter = Counter()
+    copies: Counter = Counter()
     for f in ordered:
         keep[f] = []
         for r in read[f]:
@@ -148,7 +155,7 @@ def import_files(paths: list[Path], *, seed: int = SEED) -> tuple[pd.DataFrame, 
                 other_file, other = seen[r["qid"]]
                 same = all(other[k] == r[k] for k in ("question", "choices", "correct_idx", "inputs"))
                 if r["from_sample"] and same:
-                    skipped[f] += 1
+                    copies[f] += 1
                     continue
                 why = "differs from" if r["from_sample"] else "duplicate question id, also in"
                 problems.append(Problem(f.name, r["qid"], "-", f"{why} {other_file}"))
@@ -157,6 +164,8 @@ def import_files(paths: list[Path], *, seed: int = SEED) -> tuple[pd.DataFrame, 
             keep[f].append(r)
     if problems:
         raise VqaFileError(problems)
+    if skipped is not None:
+        skipped += unconvertible
     questions: list[dict] = []
     items: list[dict] = []
     report: list[dict] = []
@@ -170,10 +179,14 @@ def import_files(paths: list[Path], *, seed: int = SEED) -> tuple[pd.DataFrame, 
         reasons = Counter(c["stand_alone_reason_code"] for c in converted)
         note = ""
         if any(r["from_sample"] for r in read[f]):
-            note = (f"sample file: {skipped[f]} of {len(read[f])} questions skipped as copies of per-prototype files"
-                    if skipped[f] else "sample file imported (no per-prototype copies among the inputs)")
+            note = (f"sample file: {copies[f]} of {len(read[f])} questions skipped as copies of per-prototype files"
+                    if copies[f] else "sample file imported (no per-prototype copies among the inputs)")
         report.append({
-            "file": f.name, "n_questions": len(read[f]), "n_skipped_duplicates": skipped[f], "n_imported": len(converted),
+            "file": f.name, "n_questions": len(read[f]) + sum(u["file"] == f.name for u in unconvertible),
+            "n_skipped_duplicates": copies[f],
+            **{f"n_skipped_{reason}": sum(u["file"] == f.name and u["reason"] == reason for u in unconvertible)
+               for reason in SKIP_REASONS},
+            "n_imported": len(converted),
             "n_open": sum(c["can_stand_alone"] for c in converted),
             "n_option_judgement": sum(not c["can_stand_alone"] for c in converted),
             "n_rejected_by_checker": sum(c["rejected_by_checker"] for c in converted),

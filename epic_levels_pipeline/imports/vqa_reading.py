@@ -28,6 +28,47 @@ def render_choice(choice) -> str:
     return str(choice).strip()
 
 
+# Problems that make one upstream question unconvertible without making its file unusable: with ``strict`` off
+# the question is skipped and counted under this reason (``SKIP_REASONS``); anything else refuses the file.
+SKIP_REASONS = {
+    "duplicate_choices": "two choices are the same after normalisation: the key would be ambiguous",
+    "answer_not_among_choices": "correct_idx does not point at one of the choices",
+    "malformed_times": "an input's start_time / end_time / time is not HH:MM:SS[.fff], or ends before it starts",
+}
+_HMS = re.compile(r"^(\d{1,2}):([0-5]\d):([0-5]\d(?:\.\d+)?)$")
+
+
+def seconds(text) -> float | None:
+    """``HH:MM:SS[.fff]`` as seconds (None when it is not one)."""
+    m = _HMS.match(str(text).strip()) if isinstance(text, str) else None
+    return int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3]) if m else None
+
+
+def _time_problems(file: str, qid: str, name: str, value: dict) -> list[Problem]:
+    out, parsed = [], {}
+    for key in ("start_time", "end_time", "time"):
+        if key in value:
+            parsed[key] = seconds(value[key])
+            if parsed[key] is None:
+                out.append(Problem(file, qid, f"inputs/{name}/{key}", f"malformed time {value[key]!r} (HH:MM:SS[.fff])"))
+    if parsed.get("start_time") is not None and parsed.get("end_time") is not None \
+            and parsed["end_time"] < parsed["start_time"]:
+        out.append(Problem(file, qid, f"inputs/{name}/end_time", f"malformed times: ends {value['end_time']} "
+                                                                   f"before it starts {value['start_time']}"))
+    return out
+
+
+def skip_reason(problem: Problem) -> str | None:
+    """The ``SKIP_REASONS`` code of a question's problem, or None when it makes the file unusable."""
+    if problem.column == "choices" and problem.message.startswith("duplicate choice"):
+        return "duplicate_choices"
+    if problem.column == "correct_idx" and "out of range" in problem.message:
+        return "answer_not_among_choices"
+    if problem.column.startswith("inputs/") and "time" in problem.message and problem.column.count("/") == 2:
+        return "malformed_times"
+    return None
+
+
 def _record_problems(file: str, qid: str, rec) -> list[Problem]:
     if not isinstance(rec, dict):
         return [Problem(file, qid, "-", f"question must be an object, got {type(rec).__name__}")]
@@ -42,6 +83,8 @@ def _record_problems(file: str, qid: str, rec) -> list[Problem]:
         for name, value in inputs.items():
             if not isinstance(value, dict) or not isinstance(value.get("id"), str) or not value["id"].strip():
                 out.append(Problem(file, qid, f"inputs/{name}", "input must be an object with a non-empty string id"))
+                continue
+            out += _time_problems(file, qid, name, value)
     choices = rec.get("choices")
     if not isinstance(choices, list) or not 2 <= len(choices) <= len(LETTERS):
         out.append(Problem(file, qid, "choices", f"must be a list of 2..{len(LETTERS)} choices"))
@@ -73,17 +116,32 @@ def _normalise(file: str, prototype: str, qid: str, rec: dict, from_sample: bool
     }
 
 
+def _skippable(found: list[Problem], file: str, qid: str, skipped: list[dict] | None) -> tuple[list[Problem], bool]:
+    """(the problems that refuse the file, whether the question is converted): a question whose problems all have
+    a skip reason is recorded in ``skipped`` (when lenient) and not converted, refusing nothing."""
+    if skipped is None or not found:
+        return found, not found
+    reasons = [skip_reason(p) for p in found]
+    if any(r is None for r in reasons):
+        return found, False
+    skipped.append({"file": file, "qid": qid, "reason": reasons[0], "message": "; ".join(p.message for p in found)})
+    return [], False
+
+
 def _is_sample_shape(data: dict) -> bool:
     return bool(data) and all(isinstance(v, dict) and "sample" in v for v in data.values())
 
 
-def read_vqa_file(path: Path | str) -> list[dict]:
+def read_vqa_file(path: Path | str, skipped: list[dict] | None = None) -> list[dict]:
     """Every question of one VQA benchmark file, validated; raises :class:`VqaFileError` listing all problems.
 
     Returns dicts with ``source_file`` (file name), ``prototype`` (file stem, or the sample's prototype key),
     ``qid``, ``question``, ``choices`` (rendered text), ``choices_raw``, ``correct_idx``, ``inputs``,
     ``metadata`` and ``from_sample``. The sample shape ``{prototype: {n_questions_in_file, sample: {qid: …}}}``
     is recognised (``from_sample`` = True); a file mixing both shapes is an error.
+
+    With a ``skipped`` list (lenient), a question whose every problem has a :data:`SKIP_REASONS` code is left out
+    and appended to it as ``{file, qid, reason, message}``; without one (strict) every problem refuses the file.
     """
     path = Path(path)
     name = path.name
@@ -105,18 +163,18 @@ def read_vqa_file(path: Path | str) -> list[dict]:
                 problems.append(Problem(name, prototype, "sample", "must be an object {question_id: question}"))
                 continue
             for qid, rec in sample.items():
-                found = _record_problems(name, f"{prototype}/{qid}", rec)
+                found, good = _skippable(_record_problems(name, f"{prototype}/{qid}", rec), name, qid, skipped)
                 problems += found
-                if not found:
+                if good:
                     out.append(_normalise(name, prototype, qid, rec, True))
     else:
         for qid, rec in data.items():
             if isinstance(rec, dict) and "sample" in rec:
                 problems.append(Problem(name, qid, "sample", "sample-shaped entry in a per-question file (mixed shapes)"))
                 continue
-            found = _record_problems(name, qid, rec)
+            found, good = _skippable(_record_problems(name, qid, rec), name, qid, skipped)
             problems += found
-            if not found:
+            if good:
                 out.append(_normalise(name, path.stem, qid, rec, False))
     if problems:
         raise VqaFileError(problems)
