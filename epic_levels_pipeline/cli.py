@@ -220,7 +220,26 @@ def cmd_report(args) -> int:
 def cmd_import_mcq(args) -> int:
     from .imports.hd_epic_vqa import main_import
 
-    return main_import([Path(p) for p in args.paths], Path(args.out) if args.out else None)
+    return main_import([Path(p) for p in args.paths], Path(args.out) if args.out else None, strict=args.strict)
+
+
+def cmd_export(args) -> int:
+    from .sharing.commands import main_export
+    return main_export(Path(args.out))
+
+
+def cmd_import_replies(args) -> int:
+    from .sharing.commands import main_import_replies
+    if bool(args.file) == bool(args.inspect_log):
+        print("error: give a replies FILE or --inspect-log LOG (one of them)", file=sys.stderr)
+        return 2
+    return main_import_replies(Path(args.file) if args.file else None, args.model,
+                               Path(args.inspect_log) if args.inspect_log else None)
+
+
+def cmd_inspect_logs(args) -> int:
+    from .sharing.commands import main_inspect_logs
+    return main_inspect_logs(Path(args.out))
 
 
 def cmd_estimate(args) -> int:
@@ -338,7 +357,24 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("import-mcq", help="convert HD-EPIC's VQA benchmark files through the format steps")
     p.add_argument("paths", nargs="*", help="files or folders (default: ../shared/data/hd-epic/vqa-benchmark)")
     p.add_argument("--out", default="", help="output folder (default data/assets/hd_epic_vqa/)")
+    p.add_argument("--strict", action="store_true", help="refuse the whole import when any question cannot be "
+                   "converted (default: skip it, counted by reason)")
     p.set_defaults(fn=cmd_import_mcq)
+
+    p = sub.add_parser("export", help="write the materialized benchmark as a Hugging Face dataset folder")
+    p.add_argument("--out", required=True, help="output folder (Parquet per format and dataset, JSONL, clips.csv, card)")
+    p.set_defaults(fn=cmd_export)
+
+    p = sub.add_parser("import-replies", help="score replies made elsewhere (JSONL/CSV of item_id, condition, reply, "
+                       "or an Inspect eval log) as a model of responder external")
+    p.add_argument("file", nargs="?", default="", help="JSONL or CSV with item_id, condition, reply")
+    p.add_argument("--model", required=True, help="the model name the replies are scored under")
+    p.add_argument("--inspect-log", default="", help="an Inspect eval log of the export's task instead of FILE")
+    p.set_defaults(fn=cmd_import_replies)
+
+    p = sub.add_parser("inspect-logs", help="write the materialized verdicts as Inspect eval logs (inspect view)")
+    p.add_argument("--out", required=True, help="log folder (one .eval log per responder × model)")
+    p.set_defaults(fn=cmd_inspect_logs)
 
     args = parser.parse_args(argv)
     try:

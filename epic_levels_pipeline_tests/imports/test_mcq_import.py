@@ -272,3 +272,35 @@ def test_all_staged_files_convert():
     assert (yes <= 1).all()
     rejected = questions[questions["rejected_by_checker"]]
     assert (rejected["base_format"] == "option_judgement").all()
+
+
+def test_unconvertible_questions_skipped_with_reason_unless_strict(tmp_path, capsys):
+    src = tmp_path / "src"
+    src.mkdir()
+    good = {"inputs": VIDEO, "question": "How many times did I open the fridge?", "choices": ["1", "2", "3", "4", "5"],
+            "correct_idx": 0}
+    write(src / "proto.json", {
+        "ok_0": good, "ok_1": {**good, "correct_idx": 2},
+        "dup": {**good, "choices": ["a", "A", "b", "c", "d"]},
+        "no_key": {**good, "correct_idx": 5},
+        "bad_time": {**good, "inputs": {"video 1": {"id": "P01-20240202-110250", "start_time": "00:01:02.5x",
+                                                    "end_time": "00:02:00.000"}}},
+        "backwards": {**good, "inputs": {"video 1": {"id": "P01-20240202-110250", "start_time": "00:03:00.000",
+                                                     "end_time": "00:02:00.000"}}},
+    })
+    skipped: list = []
+    questions, _, report = import_files([src], skipped=skipped)
+    assert sorted(questions["source_qid"]) == ["ok_0", "ok_1"]
+    assert {s["qid"]: s["reason"] for s in skipped} == {"dup": "duplicate_choices", "no_key": "answer_not_among_choices",
+                                                       "bad_time": "malformed_times", "backwards": "malformed_times"}
+    row = report.iloc[0]
+    assert (row["n_questions"], row["n_imported"], row["n_skipped_duplicate_choices"],
+            row["n_skipped_answer_not_among_choices"], row["n_skipped_malformed_times"]) == (6, 2, 1, 1, 2)
+    with pytest.raises(VqaFileError, match="proto.json:dup:choices: duplicate choice"):
+        import_files([src], strict=True)
+    assert main_import([src], tmp_path / "out") == 0
+    assert "skipped as unconvertible: 4 (answer_not_among_choices 1, duplicate_choices 1, malformed_times 2)" \
+        in capsys.readouterr().out
+    table = pd.read_parquet(tmp_path / "out" / "hd_epic_vqa_skipped.parquet")
+    assert len(table) == 4
+    assert main_import([src], tmp_path / "out3", strict=True) == 1 and not (tmp_path / "out3").exists()

@@ -9,6 +9,7 @@ from ...annotations.catalogue import Catalogue
 from ...annotations.clips import Clip
 from ...responses.media import prepare_clip_media
 from ...responses.runner import ClipMediaInfo, model_responses, offline_responses
+from ...sharing.replies import external_responses, stored_models
 from ..evaluation import EvaluationResource
 from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table
 from ..automation import PER_CLIP
@@ -44,8 +45,9 @@ def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, eval
     ins={"items": clip_in(), "questions": clip_in(), "clip_annotations": clip_in(),
          "entity_catalogue": dg.AssetIn(), "clip_media": clip_in()},
     description="Every item under every condition (clip, no_clip, and silenced for epic_sounds) from each "
-                "configured responder: the offline reference responders and Gemini models. Model calls are "
-                "cached by content and persisted as they arrive.",
+                "configured responder: the offline reference responders and the models; and, as responder "
+                "`external`, every model of the replies store (data/replies/, `epic-levels import-replies`). "
+                "Model calls are cached by content and persisted as they arrive.",
 )
 def responses(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
               items: dict[str, pd.DataFrame], questions: dict[str, pd.DataFrame],
@@ -56,6 +58,7 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
     keys = clip_keys(context)
     try:
         runs = evaluation.model_runs(cache)
+        imported = stored_models(project.paths.data)  # replies from other harnesses (`epic-levels import-replies`)
         for key in keys:
             clip, clip_items = Clip.from_key(key), items[key]
             frames = [offline_responses(clip, clip_items, questions[key], clip_annotations[key], entity_catalogue,
@@ -67,6 +70,7 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
                 frames.append(frame)
                 if stats is not None:
                     call_stats[run.model] = stats
+            frames.append(external_responses(key, clip_items, imported))
             outs[key] = out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else frames[0]
             metas[key] = _responses_metadata(out, call_stats, batch=len(keys) > 1, first=not metas)
     finally:

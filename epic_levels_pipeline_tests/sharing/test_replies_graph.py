@@ -1,0 +1,38 @@
+"""Imported replies go through the Dagster graph: a materialization reads the replies store into ``responses``
+and scores them (responder ``external``) beside the offline responders."""
+
+import dagster as dg
+import pytest
+
+from epic_levels_pipeline.annotations.clips import Clip
+from epic_levels_pipeline.orchestrate import run_pipeline
+from epic_levels_pipeline.pipeline import questions_and_items
+from epic_levels_pipeline.sharing.export import export_rows
+from epic_levels_pipeline.sharing.replies import check_replies, store_replies
+from epic_levels_pipeline.warehouse import query
+
+from ..conftest import make_project
+
+CLIP = "epic_sounds__P09_08__45-75"
+QUIET = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
+
+
+@pytest.mark.slow
+def test_materialization_scores_stored_replies(tmp_path, monkeypatch):
+    paths = make_project(tmp_path / "project", [CLIP])
+    monkeypatch.setenv("EPIC_LEVELS_HOME", str(paths.root))
+    for name in ("EPIC_LEVELS_MODELS", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    _, items = questions_and_items(paths, [Clip.from_key(CLIP)])
+    lines = [(n, {"item_id": r.item_id, "condition": c, "reply": r.answer}, "")
+             for n, (r, c) in enumerate(((r, c) for r in export_rows(items).itertuples() for c in r.conditions), 1)]
+    store_replies(paths.data, "perfect", check_replies(lines, items, "perfect.jsonl", "0" * 64))
+    with dg.instance_for_test() as instance:
+        report = run_pipeline(paths, instance=instance, run_config=QUIET, log=lambda *_: None)
+    assert not report.failed
+    rows = query(paths.warehouse, """SELECT format, condition, chance_corrected, n FROM scores
+        WHERE responder = 'external' AND model = 'perfect' AND dataset = '*' AND level = '*' AND subtype = '*'
+          AND distractor_strategy = '*'""")
+    assert len(rows) and (rows["chance_corrected"] == 1.0).all() and set(rows["condition"]) == {"clip", "no_clip", "silenced"}
+    provider = query(paths.warehouse, "SELECT DISTINCT provider FROM responses WHERE responder = 'external'")
+    assert list(provider["provider"]) == ["external"]
