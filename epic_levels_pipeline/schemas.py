@@ -304,6 +304,7 @@ JUDGE_AUDIT = pa.schema([
     _f("judge_provider", STR, "provider of the judge model"),
     _f("judge_model", STR, "the judge model"),
     _f("judge_endpoint", STR, "the judge's base URL"),
+    _f("self_judged", BOOL, "did the model judge its own replies (asked for explicitly: --judge self)"),
 ])
 
 NARRATIONS = pa.schema([
@@ -411,6 +412,7 @@ RESPONSES = pa.schema([
     _f("endpoint", STR, "the provider's base URL (empty for offline responders)"),
     _f("route", STR, "how the call was sent (direct, batch, offline)"),
     _f("cached_tokens", INT, "input tokens served from the provider's cache"),
+    _f("model_config", STR, "the model's resolved settings (models file or provider defaults) as JSON; never a key"),
 ])
 
 SCORES = pa.schema([
@@ -438,6 +440,7 @@ SCORES = pa.schema([
     _f("n_skipped", INT, "count of skipped"),
     _f("n_error", INT, "count of error"),
     _f("n_judge", INT, "count of judge"),
+    _f("n_self_judged", INT, "count of verdicts the model judged itself (--judge self)"),
     _f("n_clips", INT, "count of clips"),
 ])
 
@@ -515,6 +518,7 @@ VERDICTS = pa.schema([
     _f("judge_provider", STR, "provider of the judge model"),
     _f("judge_model", STR, "the judge model"),
     _f("judge_endpoint", STR, "the judge's base URL"),
+    _f("self_judged", BOOL, "was the verdict's judge the model that replied"),
 ])
 
 VIDEOS = pa.schema([
