@@ -170,21 +170,12 @@ def _empty_rows() -> pd.DataFrame:
 _INT_COLUMNS = ("class_id", "verb_class", "noun_class", "step_number")
 _BOOL_COLUMNS = ("categorised", "labelled")
 _LIST_COLUMNS = ("all_nouns", "all_noun_classes")
-_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3  # slices share their frame's columns safely
 
 
 def _rows_slice(frame: pd.DataFrame, a: int, b: int) -> pd.DataFrame:
-    """Rows ``a:b`` of a batch's frame with a fresh range index: no copy of the batch's columns where
-    copy-on-write (pandas 3) keeps the batch unchanged if a clip's frame is modified. Under it, the slice
-    ``iloc[a:b]`` makes (``_slice``) given its new index at once, not set afterwards (the same frame:
-    ``test_clips`` compares them); else that slice copied, then its index set."""
-    if _COPY_ON_WRITE:
-        try:
-            return frame._slice(slice(a, b), axis=0, new_index=pd.RangeIndex(range(b - a)))
-        except (AttributeError, TypeError):  # the private method moved: the public slice
-            pass
-    part = frame.iloc[a:b]
-    part = part if _COPY_ON_WRITE else part.copy()
+    """Rows ``a:b`` of a batch's frame with a fresh range index, as a frame of its own (modifying a clip's
+    rows never changes the batch)."""
+    part = frame.iloc[a:b].copy()
     part.index = pd.RangeIndex(b - a)
     return part
 
