@@ -6,10 +6,31 @@ import argparse
 import json
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import AnnotationError, ClipKeyError, ManifestError
-from .settings import ConfigError, Paths, locations
+from .settings import ANNOTATIONS_ENV, MEDIA_ENV, ConfigError, Paths
+
+
+@contextmanager
+def locations(annotations: str | Path | None = None, media: str | Path | None = None):
+    """For the duration of one command (the driver's own process): the annotations and media roots given on
+    its command line, each through its environment variable, so the Dagster runs it starts read the same.
+    Only the command line sets them; library code never writes the environment."""
+    saved = {name: os.environ.get(name) for name in (ANNOTATIONS_ENV, MEDIA_ENV)}
+    try:
+        if annotations:
+            os.environ[ANNOTATIONS_ENV] = str(Path(annotations).expanduser().resolve())
+        if media:
+            os.environ[MEDIA_ENV] = str(Path(media).expanduser().resolve())
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def cmd_validate(args) -> int:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import os
 import tomllib
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,22 +144,3 @@ def read_config(root: Path) -> dict:
         if not isinstance(value, str):
             raise ConfigError(f"{path}: [{CONFIG_TABLE}].{key}: must be a string (a folder path)")
     return table
-
-
-@contextmanager
-def locations(annotations: str | Path | None = None, media: str | Path | None = None):
-    """For the duration of a command: the annotations and media roots given on its command line (each
-    through its environment variable, so the Dagster runs it starts in this process read the same)."""
-    saved = {name: os.environ.get(name) for name in (ANNOTATIONS_ENV, MEDIA_ENV)}
-    try:
-        if annotations:
-            os.environ[ANNOTATIONS_ENV] = str(Path(annotations).expanduser().resolve())
-        if media:
-            os.environ[MEDIA_ENV] = str(Path(media).expanduser().resolve())
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value

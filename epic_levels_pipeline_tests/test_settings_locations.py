@@ -5,7 +5,8 @@ import os
 
 import pytest
 
-from epic_levels_pipeline.settings import ANNOTATIONS_ENV, MEDIA_ENV, ConfigError, Paths, locations
+from epic_levels_pipeline.cli import locations
+from epic_levels_pipeline.settings import ANNOTATIONS_ENV, MEDIA_ENV, ConfigError, Paths
 
 
 @pytest.fixture
