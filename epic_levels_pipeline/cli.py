@@ -81,7 +81,7 @@ def cmd_questions(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from .orchestrate import run_pipeline
+    from .orchestration.local import run_pipeline
 
     paths = Paths.default()
     # The flags reach the evaluation resource as run configuration (recorded with each run in the UI), the judge

@@ -26,7 +26,6 @@ import pandas as pd
 
 from .readers import Annotations
 from ..errors import ClipKeyError, ManifestError
-from ..runtime import long_lived_frozen
 
 DATASETS = ("hd_epic", "epic_sounds")
 
@@ -174,14 +173,7 @@ _COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3  # slices share their fr
 
 def _rows_slice(frame: pd.DataFrame, a: int, b: int) -> pd.DataFrame:
     """Rows ``a:b`` of a batch's frame with a fresh range index: no copy of the batch's columns where
-    copy-on-write (pandas 3) keeps the batch unchanged if a clip's frame is modified. Under it, the slice
-    ``iloc[a:b]`` makes (``_slice``) given its new index at once, not set afterwards (the same frame:
-    ``test_clips`` compares them); else that slice copied, then its index set."""
-    if _COPY_ON_WRITE:
-        try:
-            return frame._slice(slice(a, b), axis=0, new_index=pd.RangeIndex(range(b - a)))
-        except (AttributeError, TypeError):  # the private method moved: the public slice
-            pass
+    copy-on-write (pandas 3) keeps the batch unchanged if a clip's frame is modified; else a copy."""
     part = frame.iloc[a:b]
     part = part if _COPY_ON_WRITE else part.copy()
     part.index = pd.RangeIndex(b - a)
@@ -447,19 +439,16 @@ def iter_clips_annotations(ann: Annotations, clips: list[Clip], batch: int = 102
     """``(clip, rows)`` for every clip in order, joined ``batch`` clips at a time (bounded memory: a batch of
     1,024 windows is a few MiB; a join costs a fixed few dozen pandas calls per batch whatever its size, so
     1,024 instead of 256 took a twelfth off the join of all staged windows, by instruction count). Pass an
-    ``index`` of the same tables to reuse its interval indexes across calls (built once, e.g. before forking).
-    While it runs (the caller's work on each clip included), what was alive before it is left out of the
-    garbage collector's scans (:func:`..runtime.long_lived_frozen`)."""
+    ``index`` of the same tables to reuse its interval indexes across calls (built once, e.g. before forking)."""
     if index is None:
         index = ClipRowsIndex(ann)
     elif index.ann is not ann:
         raise ValueError("iter_clips_annotations: the index was built for other annotation tables")
-    with long_lived_frozen():  # the tables and what was alive before stay out of the collector's scans
-        for i in range(0, len(clips), batch):
-            chunk = clips[i:i + batch]
-            rows = index.rows(chunk)
-            for clip in chunk:
-                yield clip, rows.pop(clip.key)
+    for i in range(0, len(clips), batch):
+        chunk = clips[i:i + batch]
+        rows = index.rows(chunk)
+        for clip in chunk:
+            yield clip, rows.pop(clip.key)
 
 
 def all_windows(ann: Annotations, dataset: str, width: float = 30.0) -> list[Clip]:

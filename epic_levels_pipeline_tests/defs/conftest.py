@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import dagster as dg
 import pytest
 
-from epic_levels_pipeline.orchestrate import RunReport, run_pipeline
+from epic_levels_pipeline.orchestration.local import RunReport, run_pipeline
 from epic_levels_pipeline.settings import Paths
 
 from ..conftest import SEED_CLIPS, make_project

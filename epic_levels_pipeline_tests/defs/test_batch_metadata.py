@@ -5,7 +5,7 @@ import pytest
 
 from epic_levels_pipeline.defs.operations.sensors import _content_hash
 from epic_levels_pipeline.defs.partitions import range_tags
-from epic_levels_pipeline.orchestrate import load_definitions
+from epic_levels_pipeline.orchestration.local import load_definitions
 
 from .test_dagster_pipeline import QUIET, TABLES, materialize
 

@@ -7,7 +7,7 @@ import dagster as dg
 import pandas as pd
 import pytest
 
-from epic_levels_pipeline.orchestrate import load_definitions
+from epic_levels_pipeline.orchestration.local import load_definitions
 from epic_levels_pipeline.bank.subtypes import SUBTYPES, Subtype, register, unregister
 from epic_levels_pipeline.bank.levels import Evidence
 from epic_levels_pipeline.pipeline import run_core

@@ -8,7 +8,7 @@ import pytest
 from epic_levels_pipeline.defs.operations.sensors import annotation_change_sensor, rescore_after_retire, retire_clips_job
 from epic_levels_pipeline.defs.resources import ProjectResource
 
-from epic_levels_pipeline.orchestrate import load_definitions
+from epic_levels_pipeline.orchestration.local import load_definitions
 
 from .test_dagster_pipeline import QUIET, TABLES, materialize
 

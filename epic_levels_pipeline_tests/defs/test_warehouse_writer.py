@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from epic_levels_pipeline.defs.warehouse.assets import WAREHOUSE_POOL, WAREHOUSE_TABLES
-from epic_levels_pipeline.orchestrate import load_definitions
+from epic_levels_pipeline.orchestration.local import load_definitions
 from epic_levels_pipeline.warehouse import TableStore, query, refresh_views, table_digest, write_parquet
 
 from ..conftest import SEED_CLIPS
