@@ -1,12 +1,13 @@
 """Benchmark: what Dagster orchestration costs over the same computation as plain function calls.
 
-Materializes every bundled clip (``data/clips.csv``) through Dagster — ``orchestration.local.run_pipeline``
-into a temporary instance (``dagster.instance_for_test``, with the storage of the project's ``dagster.yaml``:
+Materializes every bundled clip (``data/clips.csv``) through Dagster — ``orchestration.local.run_pipeline`` into
+a temporary instance (``dagster.instance_for_test``, with the storage of the project's ``dagster.yaml``:
 Dagster's stock SQLite storage), on a temporary copy of the project's ``data/annotations`` and
 ``data/clips.csv`` (``EPIC_LEVELS_HOME`` points at the copy, so the real ``data/`` folder is untouched) — and
-through ``pipeline.run_core`` in the same process, with the offline responders only (no model calls: model and API-key variables are cleared for this process; no media, so media
-conditions of model responders would be skipped anyway). A warm-up (loading the annotations and one clip
-through the core) runs first so neither side pays for first imports and caches.
+through ``pipeline.run_core`` in the same process, with the offline responders only (no model calls: model and
+API-key variables are cleared for this process; no media, so media conditions of model responders would be
+skipped anyway). A warm-up (loading the annotations and one clip through the core) runs first so neither side
+pays for first imports and caches.
 
 Prints both wall times, the orchestration overhead as a ratio (Dagster / core) and per clip (and both sides'
 CPU time, which other processes on a shared machine disturb less), and checks
