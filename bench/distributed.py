@@ -3,7 +3,7 @@
 For each worker count, a fresh local cluster (``epic_levels_pipeline_tests/fakes/cluster.py``: redis-server,
 PostgreSQL in a temporary directory, N workers of one run each, the Dagster daemon, on ``deploy/distributed/``)
 materializes the manifest's first N clips (``--clips``, default 6) on a temporary copy of the bundled data with
-the offline responders: ``distributed.run_distributed`` (annotation tables, every clip's run through the
+the offline responders: ``orchestration.distributed.run_distributed`` (annotation tables, every clip's run through the
 queue, then the cross-clip tables and the warehouse writer). Cluster start-up is not timed.
 
 Prints each wall time, the runs each worker took, the speed-up (1 worker / 2 workers), and checks that both
@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from epic_levels_pipeline.annotations.clips import read_manifest  # noqa: E402
-from epic_levels_pipeline.distributed import run_distributed  # noqa: E402
+from epic_levels_pipeline.orchestration.distributed import run_distributed  # noqa: E402
 from epic_levels_pipeline.warehouse import query, table_digest  # noqa: E402
 from epic_levels_pipeline_tests.fakes.cluster import LocalCluster  # noqa: E402
 

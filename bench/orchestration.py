@@ -1,12 +1,13 @@
 """Benchmark: what Dagster orchestration costs over the same computation as plain function calls.
 
-Materializes every bundled clip (``data/clips.csv``) through Dagster — ``orchestrate.run_pipeline`` into a
-temporary instance (``dagster.instance_for_test``, with the storage of the project's ``dagster.yaml``), on a temporary copy of the project's
-``data/annotations`` and ``data/clips.csv`` (``EPIC_LEVELS_HOME`` points at the copy, so the real ``data/``
-folder is untouched) — and through ``pipeline.run_core`` in the same process, with the offline responders
-only (no model calls: model and API-key variables are cleared for this process; no media, so media
-conditions of model responders would be skipped anyway). A warm-up (loading the annotations and one clip
-through the core) runs first so neither side pays for first imports and caches.
+Materializes every bundled clip (``data/clips.csv``) through Dagster — ``orchestration.local.run_pipeline`` into
+a temporary instance (``dagster.instance_for_test``, with the storage of the project's ``dagster.yaml``:
+Dagster's stock SQLite storage), on a temporary copy of the project's ``data/annotations`` and
+``data/clips.csv`` (``EPIC_LEVELS_HOME`` points at the copy, so the real ``data/`` folder is untouched) — and
+through ``pipeline.run_core`` in the same process, with the offline responders only (no model calls: model and
+API-key variables are cleared for this process; no media, so media conditions of model responders would be
+skipped anyway). A warm-up (loading the annotations and one clip through the core) runs first so neither side
+pays for first imports and caches.
 
 Prints both wall times, the orchestration overhead as a ratio (Dagster / core) and per clip (and both sides'
 CPU time, which other processes on a shared machine disturb less), and checks
@@ -60,8 +61,7 @@ from epic_levels_pipeline.annotations.readers import load_annotations  # noqa: E
 from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: E402
 from epic_levels_pipeline.annotations.clips import all_windows, read_manifest  # noqa: E402
 from epic_levels_pipeline.defs.partitions import MAX_CLIPS_PER_RUN  # noqa: E402
-from epic_levels_pipeline.defs.sqlite_storage import instance_config  # noqa: E402
-from epic_levels_pipeline.orchestrate import load_definitions, run_pipeline  # noqa: E402
+from epic_levels_pipeline.orchestration.local import load_definitions, run_pipeline  # noqa: E402
 from epic_levels_pipeline.pipeline import run_core  # noqa: E402
 from epic_levels_pipeline.settings import Paths  # noqa: E402
 from epic_levels_pipeline.warehouse import read_parquet  # noqa: E402
@@ -138,7 +138,8 @@ def dagster_side(paths: Paths, selection, profile: str | None):
     t = time.perf_counter()
     if profiler:
         profiler.enable()
-    with dg.instance_for_test(overrides=instance_config(str(paths.data / "dagster" / "storage"))) as instance:
+    storage = {"storage": {"sqlite": {"base_dir": str(paths.data / "dagster" / "storage")}}}  # as in dagster.yaml
+    with dg.instance_for_test(overrides=storage) as instance:
         report = run_pipeline(paths, instance=instance, run_config=QUIET, log=lambda *_: None, selection=selection)
     if profiler:
         profiler.disable()

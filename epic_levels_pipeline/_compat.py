@@ -27,7 +27,8 @@ MOVED = {
     "calls": "responses.calls", "call_cache": "responses.cache", "media": "responses.media",
     "gemini": "responses.providers.gemini", "judge_audit": "scoring.judge_audit",
     "stats": "scoring.metrics.stats", "tables": "scoring.metrics.tables", "report": "reporting.report",
-    "mcq_import": "imports.hd_epic_vqa",
+    "mcq_import": "imports.hd_epic_vqa", "orchestrate": "orchestration.local",
+    "distributed": "orchestration.distributed",
 }
 SAME_NAME = {"annotations": "annotations.readers", "formats": "formats.items", "responses": "responses.runner",
              "scoring": "scoring.verdicts"}

@@ -128,7 +128,7 @@ def cmd_questions(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from .orchestrate import run_pipeline
+    from .orchestration.local import run_pipeline
     from .model_commands import check_models
 
     paths = Paths.default()

@@ -4,8 +4,9 @@ import os
 
 import pytest
 
-from epic_levels_pipeline import cli, orchestrate
-from epic_levels_pipeline.orchestrate import RunReport
+from epic_levels_pipeline import cli
+from epic_levels_pipeline.orchestration import local as orchestrate
+from epic_levels_pipeline.orchestration.local import RunReport
 
 
 @pytest.fixture
@@ -62,7 +63,7 @@ def test_project_instance_touches_no_process_state(tmp_path, monkeypatch):
     import shutil
     from pathlib import Path
 
-    from epic_levels_pipeline.orchestrate import project_instance
+    from epic_levels_pipeline.orchestration.local import project_instance
     from epic_levels_pipeline.settings import Paths
 
     root = tmp_path / "project"

@@ -19,7 +19,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from epic_levels_pipeline.orchestrate import project_instance
+from epic_levels_pipeline.orchestration.local import project_instance
 from epic_levels_pipeline.settings import Paths
 
 from .conftest import SEED_CLIPS, make_project

@@ -27,7 +27,6 @@ import pandas as pd
 from .hd_epic_streams import is_hd_epic_row
 from .readers import Annotations
 from ..errors import ClipKeyError, ManifestError
-from ..runtime import long_lived_frozen
 
 DATASETS = ("hd_epic", "epic_sounds")
 
@@ -440,19 +439,16 @@ def iter_clips_annotations(ann: Annotations, clips: list[Clip], batch: int = 102
     """``(clip, rows)`` for every clip in order, joined ``batch`` clips at a time (bounded memory: a batch of
     1,024 windows is a few MiB; a join costs a fixed few dozen pandas calls per batch whatever its size, so
     1,024 instead of 256 took a twelfth off the join of all staged windows, by instruction count). Pass an
-    ``index`` of the same tables to reuse its interval indexes across calls (built once, e.g. before forking).
-    While it runs (the caller's work on each clip included), what was alive before it is left out of the
-    garbage collector's scans (:func:`..runtime.long_lived_frozen`)."""
+    ``index`` of the same tables to reuse its interval indexes across calls (built once, e.g. before forking)."""
     if index is None:
         index = ClipRowsIndex(ann)
     elif index.ann is not ann:
         raise ValueError("iter_clips_annotations: the index was built for other annotation tables")
-    with long_lived_frozen():  # the tables and what was alive before stay out of the collector's scans
-        for i in range(0, len(clips), batch):
-            chunk = clips[i:i + batch]
-            rows = index.rows(chunk)
-            for clip in chunk:
-                yield clip, rows.pop(clip.key)
+    for i in range(0, len(clips), batch):
+        chunk = clips[i:i + batch]
+        rows = index.rows(chunk)
+        for clip in chunk:
+            yield clip, rows.pop(clip.key)
 
 
 def window_starts(duration_s: float, width: float = 30.0, stride: float | None = None) -> list[float]:

@@ -103,23 +103,5 @@ def batch_metadata(per_clip: dict[str, dict], context, asset_key: str | None = N
                 own[SCHEMA] = schema
         else:
             own["batch_summary"] = dg.MetadataValue.text(f"on partition {last}")
-        _add_partition_metadata(context, own, asset_key, key)
+        context.add_asset_metadata(own, asset_key=asset_key, partition_key=key)
     return {}
-
-
-def _add_partition_metadata(context, metadata: dict, asset_key: str | None, partition_key: str) -> None:
-    """``context.add_asset_metadata(metadata, asset_key=..., partition_key=...)`` for a partition of the step's
-    own run. That call checks the partition against the run's by listing every clip partition from the
-    instance, each call (about 10 ms at a few hundred partitions, once per clip and asset); the partitions
-    here are the step's own (``context.partition_keys``), so their metadata goes to the step's accumulator
-    directly, as the call does after its check (dagster 1.13; the public call where that is not there)."""
-    step = getattr(getattr(context, "op_execution_context", None), "_step_execution_context", None)
-    accumulator = getattr(step, "_metadata_accumulator", None)
-    if not hasattr(accumulator, "with_additional_asset_metadata"):
-        context.add_asset_metadata(metadata, asset_key=asset_key, partition_key=partition_key)
-        return
-    key = dg.AssetKey.from_coercible(asset_key) if asset_key else context.assets_def.key
-    if key not in context.assets_def.keys:
-        raise dg.DagsterInvariantViolationError(f"metadata for asset {key.to_user_string()}, not materialized here")
-    step._metadata_accumulator = accumulator.with_additional_asset_metadata(
-        asset_key=key, partition_key=partition_key, metadata=metadata)

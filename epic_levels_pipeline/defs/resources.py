@@ -13,7 +13,6 @@ from pydantic import PrivateAttr
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
 from ..warehouse import TableStore, read_parquet, to_frames, write_parquet, write_parquets
-from . import sqlite_storage
 from .partitions import BY_CLIP
 
 
@@ -188,8 +187,6 @@ def default_resources(root: str = "") -> dict:
 def resources() -> dg.Definitions:
     # Steps run in the run's own process: a per-clip run is a chain of small steps, and a subprocess per
     # step cost more than the work on 2 cores. Concurrency comes from runs (dagster.yaml caps them) and pools.
-    # The process that loads these definitions stores its events through cheap SQLite connections.
-    sqlite_storage.install()
     return dg.Definitions(resources=default_resources(), executor=dg.in_process_executor)
 
 

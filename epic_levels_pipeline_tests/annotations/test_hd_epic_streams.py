@@ -348,7 +348,7 @@ def test_materialize_an_hd_epic_clip_with_its_sounds(project, instance):
     """The Dagster assets read the files from the project's annotations and their blocking checks pass."""
     import dagster as dg
 
-    from epic_levels_pipeline.orchestrate import load_definitions
+    from epic_levels_pipeline.orchestration.local import load_definitions
     from epic_levels_pipeline.warehouse import TableStore, read_parquet
 
     from ..defs.conftest import QUIET

@@ -15,7 +15,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from epic_levels_pipeline.orchestrate import RunReport, load_definitions, run_pipeline
+from epic_levels_pipeline.orchestration.local import RunReport, load_definitions, run_pipeline
 from epic_levels_pipeline.settings import Paths
 from epic_levels_pipeline.warehouse import TableStore, refresh_views
 

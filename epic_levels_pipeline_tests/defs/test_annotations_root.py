@@ -6,7 +6,7 @@ import shutil
 import dagster as dg
 import pytest
 
-from epic_levels_pipeline.orchestrate import load_definitions
+from epic_levels_pipeline.orchestration.local import load_definitions
 
 from ..conftest import ROOT
 from .conftest import QUIET

@@ -13,7 +13,7 @@ from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
 from epic_levels_pipeline.annotations.readers import load_annotations
 from epic_levels_pipeline.captions.reference import reference_structure
 from epic_levels_pipeline.captions.responders import JITTER_SIGMAS, oracle
-from epic_levels_pipeline.orchestrate import run_pipeline
+from epic_levels_pipeline.orchestration.local import run_pipeline
 from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.warehouse import query
 

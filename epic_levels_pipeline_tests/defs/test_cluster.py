@@ -14,8 +14,8 @@ import time
 import dagster as dg
 import pytest
 
-from epic_levels_pipeline.distributed import run_distributed, submit, wait, workspace
-from epic_levels_pipeline.orchestrate import _groups, load_definitions, run_pipeline
+from epic_levels_pipeline.orchestration.distributed import run_distributed, submit, wait, workspace
+from epic_levels_pipeline.orchestration.local import asset_groups, load_definitions, run_pipeline
 from epic_levels_pipeline.warehouse import query, table_digest
 
 from ..conftest import SEED_CLIPS, make_project
@@ -87,7 +87,7 @@ def test_runs_spread_over_two_workers_match_one_process_and_survive_a_killed_wor
         assert (counts == 1).all()
 
         # again, and SIGKILL worker 1 (with the run process it forked) in the middle of one of its runs
-        _, partitioned, _ = _groups(load_definitions())
+        _, partitioned, _ = asset_groups(load_definitions())
         with workspace(instance, REPO / "workspace.yaml") as context:
             run_ids = [submit(instance, context, partitioned, partition=k, run_config=QUIET) for k in CLIPS]
         deadline, victim = time.monotonic() + 90, None

@@ -5,7 +5,7 @@ batch mode (``epic-levels run --batch``: one job per clip, progress in the ``res
 import pytest
 
 from epic_levels_pipeline.captions.models import JUDGE_INSTRUCTION
-from epic_levels_pipeline.orchestrate import run_pipeline
+from epic_levels_pipeline.orchestration.local import run_pipeline
 from epic_levels_pipeline.responses.cache import CallCache
 from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.warehouse import query

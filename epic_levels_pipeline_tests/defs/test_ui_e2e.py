@@ -39,7 +39,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from epic_levels_pipeline.orchestrate import project_instance
+from epic_levels_pipeline.orchestration.local import project_instance
 from epic_levels_pipeline.settings import Paths
 
 

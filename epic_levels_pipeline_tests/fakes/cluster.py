@@ -147,7 +147,7 @@ class LocalCluster:
 
     def stop_sensors(self) -> None:
         """Record every sensor of the code location as stopped, so the daemon launches only what is submitted."""
-        from epic_levels_pipeline.distributed import workspace
+        from epic_levels_pipeline.orchestration.distributed import workspace
 
         instance = self.instance()
         with workspace(instance, REPO / "workspace.yaml") as context:

@@ -12,7 +12,8 @@ import dagster as dg
 import pandas as pd
 import pytest
 
-from epic_levels_pipeline import cli, orchestrate
+from epic_levels_pipeline import cli
+from epic_levels_pipeline.orchestration import local as orchestrate
 from epic_levels_pipeline.annotations.clips import Clip
 from epic_levels_pipeline.defs.evaluation import EvaluationResource
 from epic_levels_pipeline.model_commands import main_probe

@@ -5,7 +5,7 @@ import dagster as dg
 import pytest
 
 from epic_levels_pipeline.annotations.clips import Clip
-from epic_levels_pipeline.orchestrate import run_pipeline
+from epic_levels_pipeline.orchestration.local import run_pipeline
 from epic_levels_pipeline.pipeline import questions_and_items
 from epic_levels_pipeline.sharing.export import export_rows
 from epic_levels_pipeline.sharing.replies import check_replies, store_replies

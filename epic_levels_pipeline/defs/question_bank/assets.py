@@ -11,7 +11,6 @@ from ...bank.clip_view import ClipView
 from ...annotations.clips import Clip
 from ...bank.build import build_bank, render_question
 from ...bank.subtypes import DEFAULT_VARIANTS, BankConfig
-from ...runtime import long_lived_frozen
 from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table
 from ..automation import PER_CLIP
 from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
@@ -67,29 +66,28 @@ def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig,
     key_issues, level_issues, option_issues = [], [], []
     keys = clip_keys(context)
     batch = len(keys) > 1
-    with long_lived_frozen():  # the run's tables stay out of the collector's scans (runtime.long_lived_frozen)
-        for key in keys:
-            clip, rows = Clip.from_key(key), clip_annotations[key]
-            bank = build_bank(clip, rows, entity_catalogue, bank_config)
-            q = bank.questions
-            meta = clip_table_metadata(q, ["level", "subtype", "distractor_strategy", "question", "answer"], 8,
-                                       batch=batch, first=not meta_q)
-            meta["dropped"] = dg.MetadataValue.int(sum(bank.drops.values()))
-            if not batch:  # a batch's shared metadata keeps the counts (batch_metadata)
-                samples = "\n\n".join("```\n" + render_question(row) + "\n```" for _, row in q.head(4).iterrows())
-                meta.update({
-                    "by_level_and_subtype": dg.MetadataValue.md(level_subtype_table(q)),
-                    "sample_questions": dg.MetadataValue.md(samples or "_(none)_"),
-                    "dropped_by_reason": dg.MetadataValue.md(counts_markdown(dict(bank.drops))),
-                })
-            pool_frame = bank.pools
-            questions[key], meta_q[key] = q, meta
-            tables_q[key], tables_p[key] = bank.question_table, bank.pool_table  # written as they are
-            meta_p[key] = clip_table_metadata(pool_frame, ["question_id", "distractor_strategy", "role", "text", "present",
-                                                           "chosen"], 8, batch=batch, first=not meta_p)
-            key_issues += key_problems(q, ClipView(clip, rows, entity_catalogue))
-            level_issues += level_problems(q)
-            option_issues += option_problems(q)
+    for key in keys:
+        clip, rows = Clip.from_key(key), clip_annotations[key]
+        bank = build_bank(clip, rows, entity_catalogue, bank_config)
+        q = bank.questions
+        meta = clip_table_metadata(q, ["level", "subtype", "distractor_strategy", "question", "answer"], 8,
+                                   batch=batch, first=not meta_q)
+        meta["dropped"] = dg.MetadataValue.int(sum(bank.drops.values()))
+        if not batch:  # a batch's shared metadata keeps the counts (batch_metadata)
+            samples = "\n\n".join("```\n" + render_question(row) + "\n```" for _, row in q.head(4).iterrows())
+            meta.update({
+                "by_level_and_subtype": dg.MetadataValue.md(level_subtype_table(q)),
+                "sample_questions": dg.MetadataValue.md(samples or "_(none)_"),
+                "dropped_by_reason": dg.MetadataValue.md(counts_markdown(dict(bank.drops))),
+            })
+        pool_frame = bank.pools
+        questions[key], meta_q[key] = q, meta
+        tables_q[key], tables_p[key] = bank.question_table, bank.pool_table  # written as they are
+        meta_p[key] = clip_table_metadata(pool_frame, ["question_id", "distractor_strategy", "role", "text", "present",
+                                                       "chosen"], 8, batch=batch, first=not meta_p)
+        key_issues += key_problems(q, ClipView(clip, rows, entity_catalogue))
+        level_issues += level_problems(q)
+        option_issues += option_problems(q)
     # Blocking checks run before anything is written: a failing bank never replaces the last good one.
     n = sum(len(q) for q in questions.values())
     yield dg.AssetCheckResult(check_name="one_key_per_question", asset_key="questions", passed=not key_issues,

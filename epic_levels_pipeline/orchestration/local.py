@@ -11,6 +11,7 @@ Each step is a real Dagster run recorded in the instance (``DAGSTER_HOME`` = the
 from __future__ import annotations
 
 import time
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,10 +19,9 @@ from pathlib import Path
 import dagster as dg
 import yaml
 
-from .annotations.clips import Clip, read_manifest
-from .defs.partitions import batches, range_tags
-from .runtime import long_lived_frozen
-from .settings import Paths
+from ..annotations.clips import Clip, read_manifest
+from ..defs.partitions import batches, range_tags
+from ..settings import Paths
 
 
 def _absolute_base_dirs(config, root: Path):
@@ -40,19 +40,20 @@ def _absolute_base_dirs(config, root: Path):
 def project_instance(paths: Paths, ephemeral: bool = False):
     """The project's Dagster instance (``dagster.yaml`` at the project root; storage under ``data/dagster``),
     or a temporary one. Neither the working directory nor ``DAGSTER_HOME`` is touched: the config's
-    relative folders are resolved against the project root."""
+    relative folders are resolved against the project root.
+
+    ``DagsterInstance.local_temp(tempdir, overrides)`` is Dagster's public constructor of a persistent instance
+    rooted at a folder (``data/dagster``, which holds no ``dagster.yaml`` of its own) with the given config:
+    the project's ``dagster.yaml``, its folders made absolute."""
     if ephemeral:
         with dg.instance_for_test() as instance:
             yield instance
         return
-    from dagster._core.instance.ref import InstanceRef
-
     (paths.data / "dagster").mkdir(parents=True, exist_ok=True)
     config_file = paths.dagster_home / "dagster.yaml"
     config = yaml.safe_load(config_file.read_text()) if config_file.exists() else {}
     overrides = _absolute_base_dirs(config or {}, paths.root)
-    ref = InstanceRef.from_dir(str(paths.data / "dagster"), config_dir=str(paths.dagster_home), overrides=overrides)
-    with dg.DagsterInstance.from_ref(ref) as instance:
+    with dg.DagsterInstance.local_temp(tempdir=str(paths.data / "dagster"), overrides=overrides) as instance:
         yield instance
 
 
@@ -65,12 +66,12 @@ class RunReport:
 
 
 def load_definitions() -> dg.Definitions:
-    from .definitions import defs
+    from ..definitions import defs
 
     return defs()
 
 
-def _groups(defs: dg.Definitions, selection: dg.AssetSelection | None = None
+def asset_groups(defs: dg.Definitions, selection: dg.AssetSelection | None = None
             ) -> tuple[list[dg.AssetKey], list[dg.AssetKey], list[dg.AssetKey]]:
     """(annotation tables, per-clip assets, cross-clip assets) in the order data flows (only those in
     ``selection`` when given)."""
@@ -96,26 +97,29 @@ def run_pipeline(paths: Paths | None = None, clip_keys: list[str] | None = None,
                  instance: dg.DagsterInstance | None = None, log=print,
                  selection: dg.AssetSelection | None = None) -> RunReport:
     """Materialize the whole graph (or only the assets of ``selection``) for the given clips (default: every
-    clip of the manifest)."""
-    import warnings
+    clip of the manifest). Dagster's beta and preview warnings are silenced while it runs (the caller's
+    warning filters are put back afterwards)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=dg.BetaWarning)
+        warnings.filterwarnings("ignore", category=dg.PreviewWarning)
+        return _run_pipeline(paths, clip_keys, run_config, instance, log, selection)
 
-    warnings.filterwarnings("ignore", category=dg.BetaWarning)
-    warnings.filterwarnings("ignore", category=dg.PreviewWarning)
+
+def _run_pipeline(paths, clip_keys, run_config, instance, log, selection) -> RunReport:
     paths = paths or Paths.default()
     started = time.monotonic()
     clips = [c.key for c in read_manifest(paths.manifest)] if not clip_keys else [Clip.from_key(k).key for k in clip_keys]
     report = RunReport(clips=clips)
     defs = load_definitions()
     job = defs.resolve_implicit_global_asset_job_def()
-    upstream, partitioned, downstream = _groups(defs, selection)
+    upstream, partitioned, downstream = asset_groups(defs, selection)
 
     config = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     config.update(run_config or {})
 
     def execute(selection, partition_key=None, label="", tags=None):
-        with long_lived_frozen():  # the instance, definitions and imports stay out of the collector's scans
-            result = job.execute_in_process(instance=inst, asset_selection=selection, partition_key=partition_key,
-                                            run_config=config, raise_on_error=False, tags=tags)
+        result = job.execute_in_process(instance=inst, asset_selection=selection, partition_key=partition_key,
+                                        run_config=config, raise_on_error=False, tags=tags)
         report.runs += 1
         if not result.success:
             report.failed.append(label or (partition_key or "tables"))
