@@ -20,8 +20,9 @@ Decisions and edge cases:
   "rule"``, ``parsed`` neither ``"(abstained)"`` (an abstention names no candidate) nor empty, and the item
   present in ``items`` (rows whose item is missing are skipped).
 - The sample is drawn per responder/model (up to ``sample_size`` each), so every responder/model gets its
-  own audit of the same size; rows are sorted by a stable key first, so the sample depends on ``seed`` and
-  the rows' content, not on the input's row order.
+  own audit of the same size: the replies of smallest seeded hash of their identity (responder, model,
+  item, condition, format), so the sample depends on ``seed`` and the rows' content, not on the input's row
+  order, and the sample of all clips can be made from each clip's own sample.
 - The requests are built as :func:`scoring.verdicts` builds them: the question without its output format,
   the extracted answer text (not the whole reply), and the candidates (the item's options) in the order of
   :func:`scoring.judge_order` — the order scoring would have used (``judge_seed``). The judge is never told
@@ -107,17 +108,24 @@ def eligible(verdicts: pd.DataFrame) -> pd.DataFrame:
     return verdicts[keep.fillna(False).astype(bool)]
 
 
+def sample_key(responder, model, item_id, condition, fmt, seed: int) -> int:
+    """A reply's place in the seeded sample order: the sample takes the smallest keys."""
+    return stable_seed("judge_audit_sample", seed, responder, model, item_id, condition, fmt)
+
+
 def sample_rows(verdicts: pd.DataFrame, sample_size: int, seed: int) -> pd.DataFrame:
-    """Up to ``sample_size`` eligible rows per responder/model, seeded, independent of input row order."""
+    """Up to ``sample_size`` eligible rows per responder/model, seeded, independent of input row order: the
+    rows of smallest :func:`sample_key` (a seeded hash of the reply's identity), with the key as column
+    ``sample_key``. The smallest keys of a union are the smallest among each part's smallest, so the sample
+    of all clips is made from each clip's own sample (``scoring.metrics.partials.judge_partials``)."""
     rows = eligible(verdicts)
     if not len(rows):
-        return rows
-    rows = rows.sort_values(["responder", "model", "item_id", "condition", "format"], kind="stable")
-    parts = []
-    for (responder, model), g in rows.groupby(["responder", "model"], sort=True):
-        k = min(sample_size, len(g))
-        parts.append(g.sample(n=k, random_state=stable_seed("judge_audit_sample", seed, responder, model) % 2**32))
-    return pd.concat(parts).reset_index(drop=True) if parts else rows.iloc[0:0]
+        return rows.assign(sample_key=pd.Series(dtype="int64"))
+    keys = [sample_key(r, m, i, c, f, seed) for r, m, i, c, f in
+            zip(rows["responder"], rows["model"], rows["item_id"], rows["condition"], rows["format"])]
+    rows = rows.assign(sample_key=np.asarray(keys, dtype=np.int64))
+    rows = rows.sort_values(["responder", "model", "sample_key", "item_id", "condition", "format"], kind="stable")
+    return rows.groupby(["responder", "model"], sort=True).head(sample_size).reset_index(drop=True)
 
 
 def _failed(choice, raw: str, n: int) -> bool:

@@ -42,16 +42,19 @@ from ...errors import AnnotationError, ManifestError
 from ..annotations.assets import ANNOTATION_TABLES
 from ..partitions import batches, clip_partitions, range_tags
 from ..resources import ProjectResource
+from ..scoring.assets import CLIP_PARTIALS
 from .schedules import RESCORE_JOB
 
 TABLES_JOB = dg.define_asset_job("annotation_tables_job", selection=dg.AssetSelection.assets(*ANNOTATION_TABLES, "entity_catalogue"))
 CLIP_JOB = dg.define_asset_job("clip_annotations_job", selection=dg.AssetSelection.assets("clip_annotations"),
                                partitions_def=clip_partitions)
+# What follows the verdicts and their per-clip partial results: the cross-clip tables.
+AFTER_VERDICTS = (dg.AssetSelection.assets("verdicts").downstream(include_self=False)
+                  - dg.AssetSelection.assets(*CLIP_PARTIALS))
 # Every per-clip asset (those fed by a clip's rows or its media), without the cross-clip tables after verdicts.
-PER_CLIP_CHAIN = (dg.AssetSelection.assets("clip_annotations", "clip_media").downstream()
-                  - dg.AssetSelection.assets("verdicts").downstream(include_self=False))
+PER_CLIP_CHAIN = dg.AssetSelection.assets("clip_annotations", "clip_media").downstream() - AFTER_VERDICTS
 # The scored tables after the verdicts; the report (plots, a document) follows them by its automation condition.
-CROSS_CLIP_TABLES = dg.AssetSelection.assets("verdicts").downstream(include_self=False) - dg.AssetSelection.assets("report")
+CROSS_CLIP_TABLES = AFTER_VERDICTS - dg.AssetSelection.assets("report")
 CHAIN_JOB = dg.define_asset_job("clip_chain_job", selection=PER_CLIP_CHAIN, partitions_def=clip_partitions,
                                 description="Every per-clip asset of a clip or a batch of consecutive clips.")
 UPDATE_JOB = dg.define_asset_job(
@@ -59,7 +62,8 @@ UPDATE_JOB = dg.define_asset_job(
     selection=dg.AssetSelection.assets(*ANNOTATION_TABLES, "entity_catalogue") | PER_CLIP_CHAIN | CROSS_CLIP_TABLES,
     description="One run for an edit that changes a few consecutive clips: the annotation tables, those clips' "
                 "per-clip assets and the cross-clip tables.")
-PER_CLIP_TABLES = ("clip_annotations", "questions", "distractor_pools", "items", "clip_media", "responses", "verdicts")
+PER_CLIP_TABLES = ("clip_annotations", "questions", "distractor_pools", "items", "clip_media", "responses", "verdicts",
+                   *CLIP_PARTIALS)
 CLIP_ANNOTATIONS = dg.AssetKey("clip_annotations")
 DATA_VERSION_TAG = "dagster/data_version"
 UPDATE_TAG = "epic_levels/update"

@@ -1,15 +1,13 @@
-"""Scoring: verdicts per clip (rules first, judge when configured), then the cross-clip scored tables."""
+"""Scoring: verdicts per clip (rules first, judge when configured) and the clip's partial results, then the
+cross-clip scored tables, combined from the partials of every clip (``scoring.metrics.partials``): a changed
+clip re-runs its own steps, and the combine reads small tables instead of every verdict."""
 
 import dagster as dg
 import pandas as pd
 
-from ...bank.checks import shortcut_rates
 from ...scoring.verdicts import verdicts as make_verdicts
-from ...scoring.metrics.tables import over_marking as make_over_marking
-from ...scoring.metrics.tables import paired_comparisons as make_pairs
-from ...scoring.metrics.tables import scores as make_scores
-from ...scoring.metrics.tables import PRIOR_MIN_N, prior_audit, prior_shortcuts, prior_shortcuts_holm
-from ...scoring.metrics.tables import shortcut_audit as make_audit
+from ...scoring.metrics import partials as clip_partial
+from ...scoring.metrics.tables import PRIOR_MIN_N, prior_shortcuts, prior_shortcuts_holm
 from ..evaluation import EvaluationResource
 from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
 from ..automation import CROSS_CLIP, PER_CLIP
@@ -17,6 +15,20 @@ from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
 from ..resources import ProjectResource
 
 ALL_CLIPS = dg.AllPartitionMapping()
+# The per-clip partial tables (columns: scoring.metrics.partials.PARTIAL_COLUMNS), one asset each.
+CLIP_PARTIALS = tuple(clip_partial.PARTIAL_COLUMNS)
+PARTIAL_DESCRIPTIONS = {
+    "score_partials": "Per clip: counted verdicts, correct, undecided, unparsed, skipped, error, judge and 4b "
+                      "over-marking counts per responder/model × dataset × level × subtype × strategy × format × "
+                      "condition × item chance (what scores, over_marking and the shortcut audit's gaps combine).",
+    "pair_partials": "Per clip: the paired counts (both, only A, only B, neither) and chance sums of every format "
+                     "pair and condition pair, per responder/model × level (what paired_comparisons combines).",
+    "prior_partials": "Per clip: items per subtype × strategy × format × text-only prior × chance × expected prior "
+                      "credit (what the shortcut audit's prior rows combine).",
+    "presence_partials": "Per clip: questions and presence-oracle sums per subtype × strategy.",
+    "judge_partials": "Per clip: its candidates for the judge audit's seeded sample (smallest sample keys per "
+                      "responder/model), with the item's options and prompt.",
+}
 
 
 @dg.asset(
@@ -48,6 +60,31 @@ def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evalua
     return dg.Output(frames, metadata=batch_metadata(metas, context))
 
 
+@dg.multi_asset(
+    partitions_def=clip_partitions, group_name="scoring", can_subset=False, backfill_policy=CLIP_BACKFILL,
+    ins={"verdicts": clip_in(), "questions": clip_in(), "items": clip_in()},
+    outs={name: dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1", automation_condition=PER_CLIP,
+                            description=PARTIAL_DESCRIPTIONS[name]) for name in CLIP_PARTIALS},
+)
+def clip_partials(context: dg.AssetExecutionContext, verdicts: dict[str, pd.DataFrame],
+                  questions: dict[str, pd.DataFrame], items: dict[str, pd.DataFrame]):
+    keys = clip_keys(context)
+    batch = len(keys) > 1
+    frames = {name: {} for name in CLIP_PARTIALS}
+    metas = {name: {} for name in CLIP_PARTIALS}
+    for key in keys:
+        v, q, it = verdicts[key], questions[key], items[key]
+        made = {"score_partials": clip_partial.score_partials(v), "pair_partials": clip_partial.pair_partials(v),
+                "prior_partials": clip_partial.prior_partials(q, it),
+                "presence_partials": clip_partial.presence_partials(q),
+                "judge_partials": clip_partial.judge_partials(v, it)}
+        for name, frame in made.items():
+            frames[name][key] = frame
+            metas[name][key] = clip_table_metadata(frame, None, 5, batch=batch, first=not metas[name])
+    for name in CLIP_PARTIALS:
+        yield dg.Output(frames[name], output_name=name, metadata=batch_metadata(metas[name], context, name))
+
+
 def main_table(scores: pd.DataFrame) -> pd.DataFrame:
     """Chance-corrected accuracy by level × format, per responder/model and condition (all datasets)."""
     top = scores[(scores["dataset"] == "*") & (scores["subtype"] == "*")]
@@ -58,28 +95,31 @@ def main_table(scores: pd.DataFrame) -> pd.DataFrame:
 
 @dg.asset(
     group_name="scoring", kinds={"pandas", "duckdb"}, code_version="2", automation_condition=CROSS_CLIP,
-    ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    ins={"score_partials": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="n, accuracy, chance, chance-corrected accuracy and its clip-clustered 95 % bootstrap interval "
                 "per responder/model × dataset × level × subtype × format × condition, with '*' roll-ups.",
 )
-def scores(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    frame = make_scores(verdicts)
-    counts = verdicts["scored_by"].value_counts().to_dict()
+def scores(score_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    frame = clip_partial.scores_from_partials(score_partials)
+    sums = score_partials.reindex(columns=["n", "n_judge", "n_unparsed", "n_undecided", "n_skipped", "n_error"]).sum()
+    counts = {"rule": int(sums["n"] - sums["n_judge"] - sums["n_unparsed"])}
+    counts.update({kind: int(sums[f"n_{kind}"]) for kind in ("judge", "unparsed", "undecided", "skipped", "error")})
     meta = table_metadata(frame)
     meta.update({"main_table": dg.MetadataValue.md(markdown_table(main_table(frame), 80)),
-                 "rule_judge_counts": dg.MetadataValue.md(counts_markdown(counts, "scored_by", "verdicts"))})
+                 "rule_judge_counts": dg.MetadataValue.md(counts_markdown({k: c for k, c in counts.items() if c},
+                                                                          "scored_by", "verdicts"))})
     return dg.Output(frame, metadata=meta)
 
 
 @dg.asset(
     group_name="scoring", kinds={"pandas", "duckdb"}, code_version="2", automation_condition=CROSS_CLIP,
-    ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    ins={"pair_partials": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="Paired comparisons on the same base questions: every pair of formats, clip vs no_clip and clip vs "
                 "silenced; both/only-A/only-B counts, clip-clustered McNemar p (and the unclustered one), "
                 "difference with a clip-clustered interval.",
 )
-def paired_comparisons(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    frame = make_pairs(verdicts)
+def paired_comparisons(pair_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    frame = clip_partial.paired_from_partials(pair_partials)
     cond = frame[(frame["kind"] == "condition") & (frame["level"] == "*")]
     return dg.Output(frame, metadata={**table_metadata(frame),
                                       "conditions": dg.MetadataValue.md(markdown_table(cond.round(3), 40))})
@@ -87,19 +127,19 @@ def paired_comparisons(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
 
 @dg.asset(
     group_name="scoring", kinds={"pandas", "duckdb"}, code_version="1", automation_condition=CROSS_CLIP,
-    ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    ins={"score_partials": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="4b over-marking: among wrong option-judgement answers, the share with more than one option "
                 "marked true (Liu et al. 2025 report 63–86 %).",
 )
-def over_marking(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    frame = make_over_marking(verdicts)
+def over_marking(score_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    frame = clip_partial.over_marking_from_partials(score_partials)
     return dg.Output(frame, metadata={**table_metadata(frame), "table": dg.MetadataValue.md(markdown_table(frame.round(3)))})
 
 
 @dg.asset(
     group_name="scoring", kinds={"pandas", "duckdb"}, code_version="2", automation_condition=CROSS_CLIP,
-    ins={"questions": dg.AssetIn(partition_mapping=ALL_CLIPS), "verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS),
-         "items": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    ins={name: dg.AssetIn(partition_mapping=ALL_CLIPS) for name in ("presence_partials", "score_partials",
+                                                                      "prior_partials")},
     description="Shortcut audit per subtype × distractor strategy × responder/model: presence-oracle rate (no model "
                 "needed), blind gap (no-clip accuracy − chance), silenced gap (clip − silenced accuracy), and the "
                 "text-only priors: blind (most frequent option) and anti-prior (least frequent) rates with "
@@ -108,9 +148,9 @@ def over_marking(verdicts: pd.DataFrame) -> dg.Output[pd.DataFrame]:
                                    description=f"Blind and anti-prior intervals contain chance for every subtype × "
                                                f"strategy × format with n ≥ {PRIOR_MIN_N}.")],
 )
-def shortcut_audit(questions: pd.DataFrame, verdicts: pd.DataFrame, items: pd.DataFrame):
-    priors = prior_audit(questions, items)
-    frame = make_audit(shortcut_rates(questions), verdicts, priors)
+def shortcut_audit(presence_partials: pd.DataFrame, score_partials: pd.DataFrame, prior_partials: pd.DataFrame):
+    priors = clip_partial.priors_from_partials(prior_partials)
+    frame = clip_partial.shortcut_audit_from_partials(presence_partials, score_partials, priors)
     presence = frame.drop_duplicates(["dataset", "subtype", "distractor_strategy"])[
         ["dataset", "subtype", "level", "distractor_strategy", "n", "singles_out_key", "presence_oracle_rate", "chance"]]
     yield dg.Output(frame, metadata={**table_metadata(frame),
@@ -128,19 +168,20 @@ def shortcut_audit(questions: pd.DataFrame, verdicts: pd.DataFrame, items: pd.Da
 @dg.asset(
     group_name="scoring", kinds={"pandas", "gemini"}, code_version="1", automation_condition=CROSS_CLIP,
     pool="model_calls",
-    ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS), "items": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    ins={"judge_partials": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="Judge audit: on a seeded sample of open replies the rules decided, the judge's agreement with the "
                 "rules, and with itself under a second shuffle (position bias). Empty with a note when no judge "
                 "is configured.",
 )
-def judge_audit(project: ProjectResource, evaluation: EvaluationResource, verdicts: pd.DataFrame,
-                items: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+def judge_audit(project: ProjectResource, evaluation: EvaluationResource,
+                judge_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
     from ...scoring.judge_audit import judge_audit as audit
 
+    sample, items = clip_partial.judge_sample_from_partials(judge_partials)
     cache = evaluation.cache(project.paths)
     try:
         judge, model = evaluation.judge(cache)
-        frame = audit(verdicts, items, judge)
+        frame = audit(sample, items, judge)
     finally:
         cache.close()
     return dg.Output(frame, metadata={**table_metadata(frame), "judge_model": model or "(none)",
@@ -150,10 +191,10 @@ def judge_audit(project: ProjectResource, evaluation: EvaluationResource, verdic
 @dg.asset(
     group_name="scoring", kinds={"html", "markdown"}, code_version="1", automation_condition=CROSS_CLIP,
     deps=["scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit", "caption_scores"],
-    ins={"verdicts": dg.AssetIn(partition_mapping=ALL_CLIPS)},
-    description="The human report (Markdown and a self-contained HTML page with plots) under data/reports/.",
+    description="The human report (Markdown and a self-contained HTML page with plots) under data/reports/, from "
+                "the cross-clip tables (verdict counts from the scores table, not every clip's verdicts).",
 )
-def report(project: ProjectResource, verdicts: pd.DataFrame) -> dg.MaterializeResult:
+def report(project: ProjectResource) -> dg.MaterializeResult:
     from ...reporting.report import load_table, main_table as report_main_table, write_report
 
     paths = project.paths
@@ -162,7 +203,7 @@ def report(project: ProjectResource, verdicts: pd.DataFrame) -> dg.MaterializeRe
                                                          "caption_alignments")}
     captions = {"caption_scores": tables["caption_scores"], "caption_alignments": tables["caption_alignments"]}
     md, html = write_report(paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
-                            tables["shortcut_audit"], verdicts, tables["judge_audit"], **captions)
+                            tables["shortcut_audit"], None, tables["judge_audit"], **captions)
     return dg.MaterializeResult(metadata={  # the report's main table, not a second build of the report
         "markdown": dg.MetadataValue.path(str(md)), "html": dg.MetadataValue.path(str(html)),
         "main_table": dg.MetadataValue.md(markdown_table(report_main_table(tables["scores"]), 80)),

@@ -8,6 +8,10 @@ Decisions:
   they are not independent; resampling clips (clusters) with replacement, then taking every row of each
   drawn clip, keeps that dependence. A single clip has nothing to resample between, so its interval comes
   from resampling its rows (say so when reporting it).
+- **A seeded interval depends only on what the clips hold, not on row order.** Clusters are numbered in
+  sorted order of their ids, and a single clip's rows are resampled in sorted order of their values, so an
+  interval is a function of each clip's multiset of values: computed from per-clip sums and value counts
+  (:mod:`.partials`, which combines per-clip partial results) it is the same interval.
 - **Chance-corrected intervals** (:func:`score_intervals`): when every row has the same chance,
   the interval is the accuracy interval transformed (:func:`chance_corrected_interval`; for a fixed
   ``chance < 1`` the transform is increasing, so percentiles map onto percentiles). When rows of different
@@ -61,6 +65,7 @@ def _percentiles(boot: np.ndarray, alpha: float) -> tuple[float, float]:
 
 
 def _row_bootstrap(values: np.ndarray, stat: Callable, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    values = np.sort(values)  # the draws pick positions: sorted, the result depends on the values' counts only
     idx = rng.integers(0, len(values), size=(n_boot, len(values)))
     if stat is np.mean:
         return values[idx].mean(axis=1)
@@ -68,17 +73,19 @@ def _row_bootstrap(values: np.ndarray, stat: Callable, n_boot: int, rng: np.rand
 
 
 def _draw_counts(k: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """``(n_boot, k)`` matrix: how often each of ``k`` clusters is drawn in each resample of ``k`` draws."""
+    """``(n_boot, k)`` matrix: how often each of ``k`` clusters is drawn in each resample of ``k`` draws.
+    They depend only on ``k`` and the generator: every group of ``k`` clips gets the same draws."""
     draws = rng.integers(0, k, size=(n_boot, k))
     return np.bincount((draws + np.arange(n_boot)[:, None] * k).ravel(), minlength=n_boot * k).reshape(n_boot, k)
 
 
 def _clusters(values: np.ndarray, clusters, name: str = "values") -> tuple[np.ndarray, int]:
-    """Integer codes of ``clusters`` (one per row of ``values``) and how many distinct clusters there are."""
+    """Integer codes of ``clusters`` (one per row of ``values``; in sorted order of the ids, so the draws do
+    not depend on row order) and how many distinct clusters there are."""
     groups = pd.Series(np.asarray(clusters, dtype=object).ravel())
     if len(values) != len(groups):
         raise ValueError(f"{name} ({len(values)}) and clusters ({len(groups)}) differ in length")
-    codes, uniques = pd.factorize(groups, use_na_sentinel=False)
+    codes, uniques = pd.factorize(groups.astype(str), sort=True, use_na_sentinel=False)
     return codes, len(uniques)
 
 
@@ -143,7 +150,9 @@ def score_intervals(correct, chance, clusters, *, n_boot: int = 2000, seed: int 
         low, high = cluster_bootstrap(ok, clusters, n_boot=n_boot, seed=seed, alpha=alpha)
         return (low, high), chance_corrected_interval(low, high, float(ch.mean()))  # the group's chance, as reported
     rng = np.random.default_rng(seed)
-    if k == 1:  # the draws of _row_bootstrap, applied to both columns
+    if k == 1:  # the draws of _row_bootstrap, applied to both columns, rows sorted by (correct, chance)
+        order = np.lexsort((ch, ok))
+        ok, ch = ok[order], ch[order]
         idx = rng.integers(0, len(ok), size=(n_boot, len(ok)))
         boot_acc, boot_chance = ok[idx].mean(axis=1), ch[idx].mean(axis=1)
     else:

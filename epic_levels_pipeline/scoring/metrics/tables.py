@@ -306,7 +306,15 @@ def shortcut_audit(presence_rates: pd.DataFrame, verdicts: pd.DataFrame, priors:
     mc = _counted(verdicts[verdicts["format"] == "multiple_choice"])
     keys = ["dataset", "subtype", "level", "distractor_strategy"]
     acc = mc.groupby(keys + ["responder", "model", "condition"])["ok"].mean().unstack("condition")
-    acc = acc.reset_index()
+    return shortcut_audit_from_accuracy(presence_rates, acc.reset_index(), priors)
+
+
+def shortcut_audit_from_accuracy(presence_rates: pd.DataFrame, acc: pd.DataFrame,
+                                 priors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:func:`shortcut_audit` from the multiple-choice accuracy per subtype × strategy × responder/model, one
+    column per condition (from the verdicts there, from per-clip partials in :mod:`.partials`)."""
+    keys = ["dataset", "subtype", "level", "distractor_strategy"]
+    acc = acc.copy()
     for cond in ("clip", "no_clip", "silenced"):
         if cond not in acc.columns:
             acc[cond] = np.nan

@@ -1,0 +1,104 @@
+"""The combine of the cross-clip tables from per-clip partials, at scale: time and peak resident memory.
+
+What it does (say so when quoting its figures):
+
+1. The manifest of the staged windows: ``annotations.clips.all_windows`` over the staged annotation files
+   (``../shared/data``), printed per dataset.
+2. Real per-clip partials: the bundled clips through the core (offline responders), each clip's
+   ``score_partials`` / ``pair_partials`` / ``prior_partials`` / ``presence_partials`` / ``judge_partials``.
+3. For each count N asked for: N staged window keys (spread evenly over the manifest) each get the partials of
+   one bundled clip (round robin, clip_key replaced) — SYNTHESIZED partials, not those windows' own — written
+   as one Parquet per clip per table in a TableStore; then, in a fresh process, the combine as the cross-clip
+   assets run it (read every clip's partial files, combine scores, paired comparisons, over-marking, shortcut
+   audit and the judge sample). Prints its wall time per table and the process's peak resident memory.
+
+This is the part of "one changed row -> fresh cross-clip tables" that grows with the number of clips; the
+changed clip's own steps do not (see ``epic_levels_pipeline_tests/defs/test_incremental_scores.py``).
+
+    python bench/incremental_scores.py 100 300
+"""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from epic_levels_pipeline.scoring.metrics import partials as P  # noqa: E402
+from epic_levels_pipeline.warehouse import TableStore, read_parquet, write_parquet  # noqa: E402
+
+STAGED = ROOT.parent / "shared" / "data"
+
+
+def combine(store_root: str) -> None:
+    store = TableStore(Path(store_root))
+    timings = {}
+    t0 = time.perf_counter()
+    tables = {name: read_parquet(store.partition_files(name)) for name in P.PARTIAL_COLUMNS}
+    timings["read partials"] = time.perf_counter() - t0
+    steps = {
+        "scores": lambda: P.scores_from_partials(tables["score_partials"]),
+        "paired_comparisons": lambda: P.paired_from_partials(tables["pair_partials"]),
+        "over_marking": lambda: P.over_marking_from_partials(tables["score_partials"]),
+        "shortcut_audit": lambda: P.shortcut_audit_from_partials(
+            tables["presence_partials"], tables["score_partials"], P.priors_from_partials(tables["prior_partials"])),
+        "judge sample": lambda: P.judge_sample_from_partials(tables["judge_partials"]),
+    }
+    for name, step in steps.items():
+        t = time.perf_counter()
+        step()
+        timings[name] = time.perf_counter() - t
+    total = time.perf_counter() - t0
+    clips = tables["score_partials"]["clip_key"].nunique()
+    print(f"  {clips} clips, {len(tables['score_partials'])} score_partials rows: combine {total:.1f} s ("
+          + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+          + f"); peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB", flush=True)
+
+
+def main(counts: list[int]) -> None:
+    from epic_levels_pipeline.annotations.catalogue import build_catalogue
+    from epic_levels_pipeline.annotations.clips import all_windows
+    from epic_levels_pipeline.annotations.readers import load_annotations
+    from epic_levels_pipeline_tests.conftest import offline_tables
+
+    staged = load_annotations(STAGED)
+    windows = []
+    for dataset in ("epic_sounds", "hd_epic"):
+        found = all_windows(staged, dataset)
+        print(f"staged windows, {dataset}: {len(found)}")
+        windows += found
+    print(f"staged windows: {len(windows)}")
+    ann = load_annotations(ROOT / "data" / "annotations")
+    t = time.perf_counter()
+    core = offline_tables(ann, build_catalogue(ann))
+    v, q, it = core["verdicts"], core["questions"], core["items"]
+    clips = sorted(v["clip_key"].unique())
+    real = {}
+    for c in clips:
+        pick = lambda f: f[f["clip_key"] == c]  # noqa: E731
+        real[c] = {"score_partials": P.score_partials(pick(v)), "pair_partials": P.pair_partials(pick(v)),
+                   "prior_partials": P.prior_partials(pick(q), pick(it)), "presence_partials": P.presence_partials(pick(q)),
+                   "judge_partials": P.judge_partials(pick(v), pick(it))}
+    print(f"real partials of {len(clips)} bundled clips in {time.perf_counter() - t:.1f} s")
+    for n in counts:
+        keys = [windows[round(i * (len(windows) - 1) / max(n - 1, 1))].key for i in range(n)]
+        with tempfile.TemporaryDirectory() as tmp:
+            store = TableStore(Path(tmp))
+            for i, key in enumerate(keys):
+                for name, frame in real[clips[i % len(clips)]].items():
+                    write_parquet(frame.assign(clip_key=key), store.path(name, key))
+            print(f"{n} windows (synthesized partials):", flush=True)
+            subprocess.run([sys.executable, __file__, "--combine", tmp], check=True)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--combine"]:
+        combine(sys.argv[2])
+    else:
+        main([int(a) for a in sys.argv[1:]] or [100, 300])
