@@ -51,6 +51,12 @@ E2E_PATHS = {
     # the sensor's cycle as the daemon runs it, several runs of the graph each (25-40 s on 2 cores alone)
     "defs/test_sensor.py::test_sensor_requests_exactly_the_changed_clip": "first tick on an empty instance, then every run it asks for",
     "defs/test_sensor.py::test_sensor_reruns_when_files_return_to_an_earlier_content": "two edits, each clip's update run",
+    # one edited annotation row, then the clip's update run and the combine, against a full run (about 2.5 min)
+    "defs/test_incremental_scores.py": "a whole run, an edit, and the update run it causes",
+    # today's tables from every bundled verdict beside the combined partials (30-40 s on 2 cores each)
+    "scoring/test_partials.py::test_combined_scores_and_pairs_are_todays_tables_on_the_bundled_run":
+        "the reference tables of every bundled verdict",
+    "scoring/test_partials.py::test_partials_combine_in_any_grouping_and_order": "the reference tables, per example",
 }
 E2E_FIXTURES = {"server", "browser", "cluster_project"}  # dagster dev, Chromium, a local cluster
 SLOW_FIXTURES = {"instance", "offline_graph", "graph_copy", "graph_template"}  # materialize Dagster assets

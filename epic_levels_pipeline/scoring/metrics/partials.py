@@ -49,7 +49,7 @@ from .tables import (COUNTED, PAIR_COLUMNS, PRIOR_COLUMNS, PRIOR_FORMATS, PRIOR_
 
 SCORE_KEYS = ["responder", "model", "dataset", "level", "subtype", "distractor_strategy", "format", "condition"]
 SCORE_COUNTS = ["n", "correct", "n_undecided", "correct_undecided", "n_unparsed", "n_skipped", "n_error", "n_judge",
-                "n_rule_wrong_4b", "n_over_marked_4b"]
+                "n_rule_wrong_4b", "n_over_marked_4b", "n_self_judged"]
 PAIR_KEYS = ["responder", "model", "level", "kind", "condition", "a", "b"]
 PAIR_COUNTS = ["n_pairs", "both", "only_a", "only_b", "neither", "chance_a_sum", "chance_b_sum"]
 PRESENCE_KEYS = ["dataset", "subtype", "level", "distractor_strategy"]
@@ -92,6 +92,8 @@ def score_partials(verdicts: pd.DataFrame) -> pd.DataFrame:
     for name in ("unparsed", "skipped", "error", "judge"):
         v[f"n_{name}"] = kind == name
     v["n_rule_wrong_4b"], v["n_over_marked_4b"] = wrong_4b, wrong_4b & marked
+    v["n_self_judged"] = (verdicts["self_judged"].fillna(False).astype(bool).to_numpy() if "self_judged" in verdicts
+                          else np.zeros(len(v), dtype=bool))  # judged by the model itself (asked for; marked)
     out = v.groupby(SCORE_KEYS + ["clip_key", "chance"], sort=True, dropna=False)[SCORE_COUNTS].sum().reset_index()
     return out.astype({c: "int64" for c in SCORE_COUNTS})[PARTIAL_COLUMNS["score_partials"]]
 
@@ -342,7 +344,7 @@ def scores_from_partials(partials: pd.DataFrame, *, n_boot: int = 1000, seed: in
     out["accuracy_ci_low"], out["accuracy_ci_high"] = iv["accuracy_low"], iv["accuracy_high"]
     out["accuracy_strict"] = strict
     out["chance_corrected_strict"] = np.where(sn > 0, chance_corrected(strict, strict_chance), np.nan)
-    for kind in ("undecided", "unparsed", "skipped", "error", "judge"):
+    for kind in ("undecided", "unparsed", "skipped", "error", "judge", "self_judged"):
         out[f"n_{kind}"] = sums[f"n_{kind}"].to_numpy()
     out["n_clips"] = g["clip_counted"].nunique().to_numpy()
     return out.reset_index(drop=True)[SCORE_COLUMNS]
