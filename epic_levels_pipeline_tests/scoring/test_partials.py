@@ -154,3 +154,12 @@ def test_no_partials_give_the_empty_tables():
     assert not len(P.shortcut_audit_from_partials(empty["presence_partials"], empty["score_partials"],
                                                   P.priors_from_partials(empty["prior_partials"])))
     assert not len(P.judge_sample_from_partials(empty["judge_partials"])[0])
+
+
+def test_partial_tables_are_declared_with_their_columns():
+    """Every partial table is a declared warehouse table whose columns are the ones the combine reads."""
+    from epic_levels_pipeline import schemas
+    from epic_levels_pipeline.scoring.metrics.partials import PARTIAL_COLUMNS
+
+    for name, columns in PARTIAL_COLUMNS.items():
+        assert schemas.columns(name) == columns, name
