@@ -73,7 +73,11 @@ class Pool:
         drop = [v for v in values if v is not None]
         if not drop or not len(self.values):
             return self
-        keep = ~np.isin(self.values, drop)
+        # (one elementwise comparison per dropped value: a draft drops a few values from pools of thousands,
+        # which ``np.isin`` would first sort or hash)
+        keep = self.values != drop[0]
+        for v in drop[1:]:
+            keep &= self.values != v
         if keep.all():
             return self
         return replace(self, values=_frozen(self.values[keep]), freq=_frozen(self.freq[keep]),

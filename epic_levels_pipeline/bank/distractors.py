@@ -100,7 +100,7 @@ def pool(strategy: str, view: ClipView, draft, rng: np.random.Generator | None =
         else:
             return Drawn([], n, "no distractors to place the key at a frequency rank (pool too small)")
     elif peers_first and peers:
-        peer = np.isin(source.values[order], list(peers))
+        peer = np.fromiter(map(peers.__contains__, source.values[order].tolist()), dtype=bool, count=n)
         order = np.concatenate([order[peer], order[~peer]])
     draw.take(order, limit - len(draw.taken))
     return Drawn(draw.candidates(), n)
