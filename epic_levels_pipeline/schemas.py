@@ -440,8 +440,8 @@ SCORES = pa.schema([
     _f("n_skipped", INT, "count of skipped"),
     _f("n_error", INT, "count of error"),
     _f("n_judge", INT, "count of judge"),
-    _f("n_self_judged", INT, "count of verdicts the model judged itself (--judge self)"),
     _f("n_clips", INT, "count of clips"),
+    _f("n_self_judged", INT, "count of verdicts the model judged itself (--judge self)"),
 ])
 
 SHORTCUT_AUDIT = pa.schema([

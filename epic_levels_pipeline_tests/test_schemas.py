@@ -59,3 +59,16 @@ def test_an_undeclared_table_is_written_as_inferred(tmp_path):
     path = tmp_path / "t.parquet"
     write_parquet(pd.DataFrame({"x": [1]}), path, "not_a_declared_table")
     assert read_parquet([path])["x"].tolist() == [1]
+
+
+def test_declared_columns_are_the_columns_the_stages_make():
+    """The declared order of the scored tables is the order their builders make (a stored table and one
+    computed again compare column for column)."""
+    from epic_levels_pipeline import schemas
+    from epic_levels_pipeline.responses.runner import RESPONSE_COLUMNS
+    from epic_levels_pipeline.scoring.metrics.tables import PAIR_COLUMNS, SCORE_COLUMNS
+    from epic_levels_pipeline.scoring.verdicts import VERDICT_COLUMNS
+
+    for name, made in (("scores", SCORE_COLUMNS), ("paired_comparisons", PAIR_COLUMNS),
+                       ("responses", RESPONSE_COLUMNS), ("verdicts", VERDICT_COLUMNS)):
+        assert schemas.columns(name) == list(made), name
