@@ -20,7 +20,7 @@ from .hd_epic_files import (NARRATIONS_DIR, NOUNS, SOUND_CLASSES, SOUNDS_DIR, VE
                             bundled_hd_epic_clips, narration_rows, sound_rows, timestamp, write_streams)
 
 CLIP = Clip("hd_epic", "P09-20240623-120359", 1440, 1470)
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FAST = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def _sounds_csv(tmp: Path, frame: pd.DataFrame) -> Path:

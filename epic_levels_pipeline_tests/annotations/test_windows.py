@@ -18,7 +18,7 @@ BUNDLED = ROOT / "data" / "annotations"
 tenths = st.integers(min_value=5, max_value=1200).map(lambda n: n / 10)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(duration=st.floats(min_value=0, max_value=8_000, allow_nan=False), width=tenths, stride=st.none() | tenths)
 def test_window_starts_tile_the_video(duration, width, stride):
     starts = window_starts(duration, width, stride)
@@ -43,7 +43,7 @@ def test_window_starts_rejects_non_positive_steps():
     assert window_starts(math.inf, 30) == []
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(n=st.integers(min_value=0, max_value=5000), limit=st.none() | st.integers(min_value=0, max_value=6000))
 def test_spread_is_even(n, limit):
     picked = spread(n, limit)
