@@ -124,10 +124,9 @@ def test_split_from_name():
     assert split_from_name("P02_recipe_timestamps.csv") is None
 
 
+@pytest.mark.skipif(not STAGED.is_dir(), reason=f"staged annotation files not present at {STAGED}")
 def test_staged_tree_as_upstream_clones(tmp_path):
     """The staged files, symlinked in as the three clones: every file read, the test split counted."""
-    if not STAGED.is_dir():
-        pytest.skip(f"staged annotation files not present at {STAGED}")
     for bundled_name, clone in CLONES.items():
         os.symlink(STAGED / bundled_name, tmp_path / clone)
     layout = locate(tmp_path)
