@@ -6,8 +6,12 @@
 | ``multiple_choice`` | ``Answer: B``                  | ``B``                          | 1/4           |
 | ``statements``      | ``Answer: A, C``               | ``A,C`` (sorted letters)       | 1/(2^k − 1)   |
 | ``open``            | ``Answer: <text>``             | the key's text                 | 0             |
-| ``option_judgement``| ``A: true`` … ``D: false``     | ``false,true,false,false``     | 1/2^k         |
+| ``option_judgement``| ``A: true`` … ``D: false``     | ``false,true,false,false``     | 1/k           |
 | ``open_with_reason``| as open / 4b + ``Because: …``  | as open / 4b                   | as open / 4b  |
+
+4b's ``chance`` is the rate of the best reply made without the clip or the question's content: a 4b question
+has exactly one true option among its k, so marking one option true at random is right 1 time in k (judging
+each option by a coin, 1/2^k, would leave a blind reply a free chance-corrected score).
 
 Step 1 — *can the question stand without its options?* is decided by the generator from the annotations
 (``can_stand_alone``: exactly one object handled at the cue, a count has one value, …) and one more rule

@@ -128,10 +128,13 @@ def open_rule(item, reply: str) -> RuleVerdict:
 class Format:
     """One base answer format.
 
-    ``chance(n)`` is the probability of a right answer by uniform guessing among the ``n`` options (or
-    statements) the item lists; ``prompt`` renders the item's prompt; ``reply_format`` names the
-    :func:`.parsing.render_reply` / :func:`.parsing.parse_reply` form (``open_with_reason`` items use
-    ``reason_reply_format``); ``rule`` scores a reply against an item row.
+    ``chance(n)`` is the probability of a right answer by guessing among the ``n`` options (or statements)
+    the item lists without looking at the clip: uniformly one option, one non-empty set of statements; for
+    ``option_judgement``, whose questions have exactly one true option by construction, one option marked
+    true at random (1/n: the best content-blind reply, where judging each option by a coin gets 1/2^n).
+    ``prompt`` renders the item's prompt; ``reply_format`` names the :func:`.parsing.render_reply` /
+    :func:`.parsing.parse_reply` form (``open_with_reason`` items use ``reason_reply_format``); ``rule`` scores
+    a reply against an item row.
     """
 
     name: str
@@ -147,7 +150,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("multiple_choice", lambda n: 1 / n, multiple_choice_prompt, "multiple_choice", multiple_choice_rule),
     Format("statements", lambda n: 1 / (2 ** n - 1), statements_prompt, "statements", statements_rule),
     Format("open", lambda n: 0.0, open_prompt, "open", open_rule, "open_with_reason_open"),
-    Format("option_judgement", lambda n: 1 / 2 ** n, option_judgement_prompt, "option_judgement",
+    Format("option_judgement", lambda n: 1 / n, option_judgement_prompt, "option_judgement",
            option_judgement_rule, "open_with_reason_judgement"),
 )}
 
@@ -161,7 +164,8 @@ def format_of(name: str) -> Format:
 
 
 def chance(fmt: str, *, n_options: int = 4, n_statements: int = 4, base_format: str | None = None) -> float:
-    """The one place chance is decided: 1/2, 1/n, 1/(2^k − 1) (exact non-empty set), 0 (open), 1/2^k (4b)."""
+    """The one place chance is decided: 1/2, 1/n, 1/(2^k − 1) (exact non-empty set), 0 (open), 1/k (4b: one
+    of its k options is true, so a content-blind reply marking one option true is right 1 time in k)."""
     if fmt == "open_with_reason":
         return chance(base_format or "open", n_options=n_options, n_statements=n_statements)
     return format_of(fmt).chance(n_statements if fmt == "statements" else n_options)

@@ -15,7 +15,8 @@ under ``clip`` they see every stream of the clip, under ``silenced`` every strea
                replies use a synonym that the rules resolve to the key (not always the option text).
 - ``chance``   seeded random valid replies, independent per item and condition; open replies name a random
                entity of the right kind from the whole catalogue (so open chance is ≈ 0, as the format's
-               chance says).
+               chance says); option-judgement replies mark one option true, uniformly (the best reply
+               without the clip, whose rate 1/k is the format's chance).
 - ``presence`` knows which entities occur anywhere in what it perceives, not when: picks the only present
                option (else the only absent one, else guesses), says "yes" to statements about present
                entities, names a present entity in open replies.
@@ -163,7 +164,8 @@ def chance(ctx: Context) -> str:
         mask = rng.randrange(1, 2 ** k)  # uniform over the non-empty subsets
         return _reply(ctx, fmt, [LETTERS[i] for i in range(k) if mask >> i & 1])
     if fmt in ("option_judgement", "open_with_reason_judgement"):
-        return _reply(ctx, fmt, [rng.random() < 0.5 for _ in range(n)])
+        true = rng.randrange(n)  # one option marked true, uniformly: 4b questions have exactly one true option
+        return _reply(ctx, fmt, [i == true for i in range(n)])
     return _reply(ctx, fmt, random_entity(ctx.catalogue, item.option_values[0], rng))
 
 

@@ -44,8 +44,9 @@ Every question is built from the annotations of one clip window, never written b
 - **Five formats per base question** (`format`): `yes_no`, `multiple_choice`, `statements` (select every true
   one), `open` — or `option_judgement` (each option judged true/false) when the question cannot stand without
   its options — and `open_with_reason` (the open or option-judgement item with a one-sentence reason).
-  `chance` is the probability of a right answer by uniform guessing among what the item lists
-  (1/2, 1/n, 1/(2^k − 1), 0 for open, 1/2^k).
+  `chance` is the probability of a right answer by guessing among what the item lists without the clip
+  (1/2, 1/n, 1/(2^k − 1), 0 for open, 1/k for option judgement: exactly one of its k options is true, so
+  marking one option true at random is right 1 time in k).
 - **`prompt`** is exactly the text the pipeline sends a model; **`answer`** is a reply in the prompt's stated
   form that the scoring rules score correct, and **`expected`** its machine form. Replies are scored by rules
   first (the format's parser), by an LLM judge only for open replies the rules cannot resolve.

@@ -24,8 +24,8 @@ def test_checker_rejects_a_leaked_option():
 
 def test_chance_per_format():
     assert chance("yes_no") == 0.5 and chance("multiple_choice") == 0.25
-    assert chance("statements") == pytest.approx(1 / 15) and chance("option_judgement") == 1 / 16
-    assert chance("open") == 0 and chance("open_with_reason", base_format="option_judgement") == 1 / 16
+    assert chance("statements") == pytest.approx(1 / 15) and chance("option_judgement") == 1 / 4
+    assert chance("open") == 0 and chance("open_with_reason", base_format="option_judgement") == 1 / 4
     assert chance("statements", n_statements=3) == pytest.approx(1 / 7)
 
 

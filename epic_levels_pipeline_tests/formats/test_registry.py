@@ -12,7 +12,7 @@ def test_every_item_format_has_a_chance_and_every_reply_form_an_entry():
     forms = {f.reply_format for f in FORMATS.values()} | {f.reason_reply_format for f in FORMATS.values()} - {None}
     assert forms == set(REPLY_FORMATS)
     assert [chance(f, n_options=4, n_statements=4, base_format="option_judgement") for f in ITEM_FORMATS] == \
-        [1 / 2, 1 / 4, 1 / 15, 0.0, 1 / 16, 1 / 16]
+        [1 / 2, 1 / 4, 1 / 15, 0.0, 1 / 4, 1 / 4]
 
 
 def test_unknown_format_is_refused_with_the_known_ones():

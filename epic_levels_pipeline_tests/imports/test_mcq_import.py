@@ -144,7 +144,7 @@ def check_items(question: dict, items: list[dict]) -> None:
         item = by_format["option_judgement"]
         truth = item["expected"].split(",")
         assert len(truth) == n and truth.count("true") == 1 and truth[idx] == "true"
-        assert item["chance"] == pytest.approx(formats.chance("option_judgement", n_options=5)) == pytest.approx(1 / 32)
+        assert item["chance"] == pytest.approx(formats.chance("option_judgement", n_options=5)) == pytest.approx(1 / 5)
         assert reasoned["base_format"] == "option_judgement" and reasoned["expected"] == item["expected"]
         assert reasoned["chance"] == item["chance"] and formats.REASON_LINE in reasoned["prompt"]
         assert f"{LETTERS[n - 1]}: <true/false>" in item["prompt"]

@@ -72,7 +72,7 @@ def test_perfect_replies_score_one_and_shuffled_near_zero(project, offline_bank,
     for condition in ("clip", "no_clip"):
         pooled = table.loc[(condition, "*"), "chance_corrected"]
         assert abs(pooled) <= 0.1, (condition, pooled)
-        for fmt in ("yes_no", "multiple_choice", "statements"):
+        for fmt in ("yes_no", "multiple_choice", "statements", "option_judgement"):
             assert abs(table.loc[(condition, fmt), "chance_corrected"]) <= 0.1, (condition, fmt)
 
 
