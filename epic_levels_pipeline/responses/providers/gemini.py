@@ -60,41 +60,27 @@ Decisions and edge cases:
 * **Event loops**: the SDK's async HTTP client is bound to the loop it first ran on, so one SDK client
   is kept per event loop (weakly): the same caller works across successive ``asyncio.run`` calls.
 """
-
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
-import mimetypes
-import os
 import time
 import weakref
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
 
 from google import genai
 from google.genai import errors, types
 
 from ..cache import CallCache
-from ..calls import CallRequest, CallResult, RetryableError, parse_retry_after, run_blocking
+from ..calls import CallRequest, CallResult, run_blocking
 from .base import DEFAULT_ENDPOINT as _DEFAULT_ENDPOINTS, api_key_from_env as _key_from_env, identity_of, with_identity
-from .gemini_tokens import media_tokens, min_cache_tokens
+from .gemini_context import GeminiContextCaching, _ContextCache, _cache_gone
+from .gemini_files import GeminiFiles, _MediaError  # noqa: F401 (_MediaError: former home)
+from .gemini_wire import (RETRYABLE_HTTP, _classify, _describe, _empty_reason, _LoopState,  # noqa: F401 (former home)
+                          duration, guess_mime_type, is_transport_error, retry_after_of, sha256_file)
 from .structured import JudgeCalls, check_json_reply, choice_schema, parse_choice  # noqa: F401 (former home)
 
-RETRYABLE_HTTP = frozenset({408, 429, 500, 502, 503, 504})
 API_VERSION = "v1beta"
 DEFAULT_ENDPOINT = _DEFAULT_ENDPOINTS["gemini"]
-
-# Gemini's names where they differ from (or are missing in) the platform's mimetypes table.
-_MIME_OVERRIDES = {
-    ".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm", ".mov": "video/mov",
-    ".avi": "video/avi", ".mpeg": "video/mpeg", ".mpg": "video/mpg", ".wmv": "video/wmv",
-    ".3gp": "video/3gpp", ".flv": "video/x-flv", ".wav": "audio/wav", ".mp3": "audio/mp3",
-    ".aac": "audio/aac", ".m4a": "audio/aac", ".ogg": "audio/ogg", ".flac": "audio/flac",
-    ".aiff": "audio/aiff", ".aif": "audio/aiff",
-}
-
 
 def generation_settings(settings: "GeminiSettings") -> dict:
     """The settings that change what the model replies: part of every request (and so of its cache key)."""
@@ -125,126 +111,7 @@ class GeminiSettings:
     context_cache_ttl_s: float = 3600
 
 
-_SHA_MEMO: dict[tuple[str, int, int], str] = {}
-
-
-def sha256_file(path: str | os.PathLike) -> str:
-    """Hex sha256 of a file's bytes; memoised per (absolute path, mtime, size) for the process, so
-    requests without ``media_sha256`` do not re-hash the same clip."""
-    st = os.stat(path)
-    memo_key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
-    if memo_key in _SHA_MEMO:
-        return _SHA_MEMO[memo_key]
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    _SHA_MEMO[memo_key] = h.hexdigest()
-    return _SHA_MEMO[memo_key]
-
-
-def guess_mime_type(path: str) -> str | None:
-    ext = os.path.splitext(path)[1].lower()
-    return _MIME_OVERRIDES.get(ext) or mimetypes.guess_type(path)[0]
-
-
-def duration(seconds: float) -> str:
-    """Protobuf Duration text for ``seconds``, millisecond precision: ``12.5 -> "12.5s"``."""
-    text = f"{float(seconds):.3f}".rstrip("0").rstrip(".")
-    return f"{text}s"
-
-
-def retry_after_of(exc: errors.APIError) -> float | None:
-    """The delay a server asked for in an SDK error: ``Retry-After`` header first, then a
-    ``google.rpc.RetryInfo`` detail in the error body."""
-    headers = getattr(getattr(exc, "response", None), "headers", None)
-    if headers is not None:
-        try:
-            found = parse_retry_after(headers.get("retry-after"))
-        except Exception:  # noqa: BLE001 - exotic header objects: fall through to the body
-            found = None
-        if found is not None:
-            return found
-    body = exc.details if isinstance(exc.details, dict) else {}
-    details = (body.get("error") or {}).get("details") or body.get("details") or []
-    for d in details if isinstance(details, list) else []:
-        if isinstance(d, dict) and str(d.get("@type", "")).endswith("google.rpc.RetryInfo"):
-            return parse_retry_after(d.get("retryDelay"))
-    return None
-
-
-def _classify(exc: BaseException) -> RetryableError | None:
-    """A RetryableError for transient failures; None for permanent ones."""
-    if isinstance(exc, errors.APIError):
-        if exc.code in RETRYABLE_HTTP:
-            return RetryableError(f"{exc.code} {exc.status}: {exc.message}", status=int(exc.code),
-                                  retry_after=retry_after_of(exc))
-        return None
-    if is_transport_error(exc) or isinstance(exc, (ConnectionError, asyncio.TimeoutError)):
-        return RetryableError(f"{type(exc).__name__}: {exc}", status=0)
-    return None
-
-
-_TRANSPORT_BASES = frozenset({"TransportError", "TimeoutException"})
-
-
-def is_transport_error(exc: BaseException) -> bool:
-    """Network-level failures (connection reset, read error, timeout) of whichever HTTP client the SDK
-    uses (``httpx`` in older google-genai releases, its ``httpx2`` fork in 3.x; both name their bases
-    ``TransportError`` and ``TimeoutException``). Recognised by those base classes' names in the
-    exception's own class hierarchy, so the project imports neither client: which one the SDK brings is
-    the SDK's business. Transient: retried like a 5xx."""
-    return any(cls.__name__ in _TRANSPORT_BASES and cls.__module__.split(".")[0] in ("httpx", "httpx2")
-               for cls in type(exc).__mro__)
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, errors.APIError):
-        return f"HTTP {exc.code} {exc.status}: {exc.message}"
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _state(file: types.File) -> str:
-    state = file.state
-    if state is None:
-        return "STATE_UNSPECIFIED"
-    return state.value if hasattr(state, "value") else str(state)
-
-
-class _MediaError(Exception):
-    """The media file cannot be used; becomes an ``error`` result."""
-
-
-@dataclass(frozen=True)
-class _ContextCache:
-    """A cached content in use: its name, expiry (None: unknown) and cached token count."""
-
-    name: str
-    expire_time: datetime | None
-    token_count: int = 0
-
-    def expired(self, margin_s: float = 5.0) -> bool:
-        if self.expire_time is None:
-            return False
-        when = self.expire_time if self.expire_time.tzinfo else self.expire_time.replace(
-            tzinfo=timezone.utc)
-        return when <= datetime.now(timezone.utc) + timedelta(seconds=margin_s)
-
-
-def _cache_gone(exc: BaseException) -> bool:
-    """The service says the referenced cached content does not exist (expired or deleted)."""
-    if not isinstance(exc, errors.APIError) or exc.code not in (400, 403, 404):
-        return False
-    return exc.code in (403, 404) or "cached" in str(exc.message or "").lower()
-
-
-class _LoopState:
-    def __init__(self, client: genai.Client):
-        self.client = client
-        self.locks: dict[str, asyncio.Lock] = {}
-
-
-class GeminiCaller(JudgeCalls):
+class GeminiCaller(GeminiFiles, GeminiContextCaching, JudgeCalls):
     """``await caller(request) -> CallResult`` against Gemini (see the module docstring); a
     :class:`.base.Provider` (``provider``, ``model``, ``endpoint``).
 
@@ -311,94 +178,6 @@ class GeminiCaller(JudgeCalls):
         if state is not None:
             await state.client.aio.aclose()
 
-    # -- media ------------------------------------------------------------------------------------
-
-    async def _ensure_file(self, state: _LoopState, path: str, sha: str) -> tuple[str, str]:
-        """(uri, mime type) of an ACTIVE provider file holding ``path``; raises _MediaError or
-        RetryableError."""
-        if sha in self._active:
-            return self._active[sha]
-        if sha in self._failed:
-            raise _MediaError(self._failed[sha])
-        lock = state.locks.setdefault(sha, asyncio.Lock())
-        async with lock:
-            if sha in self._active:
-                return self._active[sha]
-            if sha in self._failed:
-                raise _MediaError(self._failed[sha])
-            try:
-                found = await self._upload_or_reuse(state.client, path, sha)
-            except _MediaError as exc:
-                self._failed[sha] = str(exc)
-                raise
-            self._active[sha] = found
-            return found
-
-    async def _upload_or_reuse(self, client: genai.Client, path: str, sha: str) -> tuple[str, str]:
-        file: types.File | None = None
-        row = self.cache.get_upload(sha) if self.cache is not None else None
-        mime = row.mime_type if row is not None else None
-        if row is not None and row.state != "FAILED":
-            try:
-                file = await client.aio.files.get(name=row.file_name)
-            except errors.ClientError as exc:
-                if exc.code not in (403, 404):
-                    raise _MediaError(f"checking uploaded file {row.file_name}: {_describe(exc)}")
-                file = None  # expired or deleted: upload again
-            except Exception as exc:  # noqa: BLE001
-                raise self._media_failure(exc, f"checking uploaded file {row.file_name}")
-            if file is not None and _state(file) == "FAILED":
-                file = None
-        if file is None:
-            if not os.path.isfile(path):
-                raise _MediaError(f"media file not found: {path}")
-            mime = guess_mime_type(path)
-            if mime is None:
-                raise _MediaError(f"unknown mime type for media file {path}")
-            try:
-                file = await client.aio.files.upload(
-                    file=path, config=types.UploadFileConfig(mime_type=mime,
-                                                             display_name=os.path.basename(path)))
-            except Exception as exc:  # noqa: BLE001
-                raise self._media_failure(exc, f"uploading {path}")
-            if not file.name or not file.uri:
-                raise _MediaError(f"upload of {path} returned no file name/uri")
-            self._record(sha, file, mime)
-        return await self._wait_active(client, file, sha, mime)
-
-    def _media_failure(self, exc: Exception, doing: str) -> Exception:
-        retry = _classify(exc)
-        if retry is not None:
-            return retry
-        return _MediaError(f"{doing}: {_describe(exc)}")
-
-    def _record(self, sha: str, file: types.File, mime: str | None) -> None:
-        if self.cache is not None:
-            self.cache.put_upload(sha, file.name or "", file.uri or "",
-                                  file.mime_type or mime or "", _state(file))
-
-    async def _wait_active(self, client: genai.Client, file: types.File, sha: str,
-                           mime: str | None) -> tuple[str, str]:
-        s = self.settings
-        deadline = time.monotonic() + s.file_wait_timeout_s
-        state = _state(file)
-        while state not in ("ACTIVE", "FAILED"):
-            if time.monotonic() >= deadline:
-                raise _MediaError(f"file {file.name} still {state} after "
-                                  f"{s.file_wait_timeout_s:g} s")
-            await asyncio.sleep(s.file_poll_interval_s)
-            try:
-                file = await client.aio.files.get(name=file.name)
-            except Exception as exc:  # noqa: BLE001
-                raise self._media_failure(exc, f"polling file {file.name}")
-            if _state(file) != state:
-                state = _state(file)
-                self._record(sha, file, mime)
-        if state == "FAILED":
-            why = file.error.message if file.error is not None and file.error.message else "no reason"
-            raise _MediaError(f"file {file.name} processing FAILED: {why}")
-        return file.uri or "", file.mime_type or mime or ""
-
     # -- calling ----------------------------------------------------------------------------------
 
     def _config(self, request: CallRequest, cached_content: str | None = None
@@ -426,34 +205,6 @@ class GeminiCaller(JudgeCalls):
 
     def _fail(self, request: CallRequest, message: str, reply: str = "", **extra) -> CallResult:
         return CallResult(request.cache_key, reply, "error", error=message, **extra)
-
-    async def _media_part(self, state: _LoopState, request: CallRequest
-                          ) -> tuple[types.Part | None, str | None, CallResult | None]:
-        """(media part, media sha256, None), or (None, None, an error result); (None, None, None)
-        for a text-only request."""
-        if not request.media_path:
-            return None, None, None
-        start, end = request.start_offset_s, request.end_offset_s
-        if (start is not None and start < 0) or (end is not None and end < 0) or (
-                start is not None and end is not None and end <= start):
-            return None, None, self._fail(request, f"invalid offsets start={start} end={end}")
-        try:
-            sha = request.media_sha256 or await asyncio.to_thread(sha256_file, request.media_path)
-        except OSError as exc:
-            return None, None, self._fail(request, f"media file unreadable: {exc}")
-        try:
-            uri, mime = await self._ensure_file(state, request.media_path, sha)
-        except _MediaError as exc:
-            return None, None, self._fail(request, str(exc))
-        fps = (request.settings or {}).get("fps")
-        meta = None
-        if start is not None or end is not None or fps is not None:
-            meta = types.VideoMetadata(
-                start_offset=duration(start) if start is not None else None,
-                end_offset=duration(end) if end is not None else None,
-                fps=fps)
-        return types.Part(file_data=types.FileData(file_uri=uri, mime_type=mime),
-                          video_metadata=meta), sha, None
 
     async def __call__(self, request: CallRequest) -> CallResult:
         """Answer one request. Raises only RetryableError (for the runner to retry) and truly
@@ -515,113 +266,6 @@ class GeminiCaller(JudgeCalls):
                 return self._fail(request, why, reply=text, **tokens)
         return CallResult(request.cache_key, text, "ok", **tokens)
 
-    # -- context caching --------------------------------------------------------------------------
-
-    def context_identity(self, request: CallRequest, model: str, sha: str) -> str:
-        """What a cached content holds: model, media file, window, sampling rate, resolution and
-        instruction. Every item of one clip file × model × condition shares it."""
-        o = request.settings or {}
-        payload = {"model": model, "media_sha256": sha, "start": request.start_offset_s,
-                   "end": request.end_offset_s, "fps": o.get("fps"),
-                   "media_resolution": o.get("media_resolution"),
-                   "system_instruction": o.get("system_instruction")}
-        text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
-
-    async def _context_cache(self, state: _LoopState, request: CallRequest, model: str,
-                             media: types.Part, sha: str, stale: str | None = None
-                             ) -> tuple["_ContextCache | None", str]:
-        """The live cached content for this request's clip window (created when needed), or
-        (None, why it is sent uncached). ``stale`` names a cache the service said is gone."""
-        ident = self.context_identity(request, model, sha)
-        lock = state.locks.setdefault("context:" + ident, asyncio.Lock())
-        async with lock:
-            known = self._contexts.get(ident)
-            if stale is not None and known is not None and known.name == stale:
-                self._contexts.pop(ident, None)
-                if self.cache is not None:
-                    self.cache.delete_context_cache(ident, stale)
-                known = None
-            if known is not None and not known.expired():
-                return known, ""
-            if ident in self._uncacheable:
-                return None, self._uncacheable[ident]
-            found = None if stale is not None else await self._recorded_context(state, ident)
-            if found is None:
-                found, why = await self._create_context(state, request, model, media, sha, ident)
-                if found is None:
-                    self._uncacheable[ident] = why
-                    return None, why
-                if stale is not None:
-                    self.context_recreations += 1
-            self._contexts[ident] = found
-            return found, ""
-
-    async def _recorded_context(self, state: _LoopState, ident: str) -> "_ContextCache | None":
-        """A live cache recorded by an earlier (e.g. killed) run, confirmed with ``caches.get``."""
-        row = self.cache.get_context_cache(ident) if self.cache is not None else None
-        if row is None:
-            return None
-        try:
-            got = await state.client.aio.caches.get(name=row.name)
-        except Exception:  # noqa: BLE001 - gone, expired or unreachable: make a new one
-            self.cache.delete_context_cache(ident, row.name)
-            return None
-        found = _ContextCache(got.name or row.name, got.expire_time, row.token_count)
-        if found.expired():
-            self.cache.delete_context_cache(ident, row.name)
-            return None
-        return found
-
-    async def _create_context(self, state: _LoopState, request: CallRequest, model: str,
-                              media: types.Part, sha: str, ident: str
-                              ) -> tuple["_ContextCache | None", str]:
-        s, o = self.settings, request.settings or {}
-        minimum = min_cache_tokens(model)
-        if request.start_offset_s is not None and request.end_offset_s is not None:
-            expected = media_tokens(request.end_offset_s - request.start_offset_s,
-                                    o.get("media_resolution"), o.get("fps"))
-            if expected < minimum:
-                return None, f"~{expected} tokens is below the {minimum}-token minimum of {model}"
-        try:
-            created = await state.client.aio.caches.create(
-                model=model, config=types.CreateCachedContentConfig(
-                    contents=[types.Content(role="user", parts=[media])],
-                    system_instruction=o.get("system_instruction"),
-                    ttl=duration(s.context_cache_ttl_s),
-                    display_name=f"epic-levels {ident[:12]}"))
-        except Exception as exc:  # noqa: BLE001 - any failure: send uncached, say why
-            return None, f"cache creation failed: {_describe(exc)}"
-        if not created.name:
-            return None, "cache creation returned no name"
-        usage = created.usage_metadata
-        found = _ContextCache(created.name, created.expire_time,
-                              (usage.total_token_count or 0) if usage else 0)
-        self.context_creations += 1
-        if self.cache is not None:
-            expire = found.expire_time.isoformat() if found.expire_time else ""
-            self.cache.put_context_cache(ident, found.name, model, sha, found.token_count, expire)
-        return found, ""
-
-    async def release_context_caches(self) -> int:
-        """Delete the cached contents this caller used (the run is over); returns how many. A cache
-        that is already gone counts as deleted. Their rows leave the call cache database."""
-        state = self._loop_state()
-        deleted = 0
-        for ident, found in list(self._contexts.items()):
-            try:
-                await state.client.aio.caches.delete(name=found.name)
-            except errors.ClientError as exc:
-                if exc.code not in (403, 404):
-                    continue  # keep the row: its TTL still ends it, a later run may reuse it
-            except Exception:  # noqa: BLE001
-                continue
-            deleted += 1
-            self._contexts.pop(ident, None)
-            if self.cache is not None:
-                self.cache.delete_context_cache(ident, found.name)
-        return deleted
-
     def run_batch(self, requests, cache: CallCache | None, **kwargs):
         """Answer ``requests`` through the Batch API, blocking (:func:`.gemini_batch.run_batch`)."""
         from .gemini_batch import run_batch
@@ -632,23 +276,6 @@ class GeminiCaller(JudgeCalls):
         """The call runner's end-of-run hook: :meth:`release_context_caches`, blocking."""
         if self._contexts:
             run_blocking(self.release_context_caches())
-
-
-def _empty_reason(response: types.GenerateContentResponse) -> str:
-    """Why a response carries no text, for the error column."""
-    bits = []
-    feedback = response.prompt_feedback
-    if feedback is not None and feedback.block_reason is not None:
-        bits.append(f"prompt blocked: {feedback.block_reason}")
-    if not response.candidates:
-        bits.append("no candidates")
-    else:
-        cand = response.candidates[0]
-        if cand.finish_reason is not None:
-            bits.append(f"finish_reason={getattr(cand.finish_reason, 'value', cand.finish_reason)}")
-        if cand.content is None or not cand.content.parts:
-            bits.append("no content parts")
-    return "empty response: " + ("; ".join(bits) if bits else "no text")
 
 
 def make(model: str, *, base_url: str | None = None, cache: CallCache | None = None,
