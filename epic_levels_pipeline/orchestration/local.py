@@ -23,6 +23,9 @@ from ..annotations.clips import Clip, read_manifest
 from ..defs.partitions import batches, range_tags
 from ..settings import Paths
 
+CLIPS = "clips"  # the clips' dynamic partitions (defs/partitions.py)
+SOURCE_PARTITIONS = ("hd_epic_vqa",)  # imported sources' partitions (defs/hd_epic_vqa), run after the clips
+
 
 def _absolute_base_dirs(config, root: Path):
     """The instance config with every relative ``base_dir`` made absolute against the project root, so
@@ -71,10 +74,11 @@ def load_definitions() -> dg.Definitions:
     return defs()
 
 
-def asset_groups(defs: dg.Definitions, selection: dg.AssetSelection | None = None
+def asset_groups(defs: dg.Definitions, selection: dg.AssetSelection | None = None, partitions: str = CLIPS
             ) -> tuple[list[dg.AssetKey], list[dg.AssetKey], list[dg.AssetKey]]:
     """(annotation tables, per-clip assets, cross-clip assets) in the order data flows (only those in
-    ``selection`` when given)."""
+    ``selection`` when given). ``partitions`` names the dynamic partitions of the middle list: ``clips``, or
+    another source's (``hd_epic_vqa``); assets of any other partitions are in none of the three."""
     graph = defs.resolve_asset_graph()
     chosen = selection.resolve(graph) if selection is not None else None
     upstream, partitioned, downstream = [], [], []
@@ -83,7 +87,8 @@ def asset_groups(defs: dg.Definitions, selection: dg.AssetSelection | None = Non
         if not node.is_materializable or (chosen is not None and key not in chosen):
             continue
         if node.partitions_def is not None:
-            partitioned.append(key)
+            if getattr(node.partitions_def, "name", None) == partitions:
+                partitioned.append(key)
         elif any(graph.get(p).partitions_def is not None for p in graph.get(key).parent_keys):
             downstream.append(key)
         elif downstream and any(p in downstream for p in node.parent_keys):
@@ -144,6 +149,15 @@ def _run_pipeline(paths, clip_keys, run_config, instance, log, selection) -> Run
             log(f"[{done}/{len(clips)}] {label}")
             execute(partitioned, partition_key=batch[0] if len(batch) == 1 else None, label=label,
                     tags=range_tags(batch))
+        # imported sources: their partitions are registered by their import (an upstream asset above)
+        for name in SOURCE_PARTITIONS:
+            source = asset_groups(defs, selection, partitions=name)[1]
+            keys = inst.get_dynamic_partitions(name) if source else []
+            for batch in batches(keys, keys):
+                label = batch[0] if len(batch) == 1 else f"{batch[0]} … {batch[-1]} ({len(batch)} {name} partitions)"
+                log(f"[{name}] {label}")
+                execute(source, partition_key=batch[0] if len(batch) == 1 else None, label=label,
+                        tags=range_tags(batch))
         if downstream:
             log(f"materializing cross-clip tables ({len(downstream)} assets)")
             execute(downstream, label="cross-clip tables")

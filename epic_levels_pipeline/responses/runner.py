@@ -101,12 +101,19 @@ def offline_responses(clip: Clip, items: pd.DataFrame, questions: pd.DataFrame, 
             for name in responders:
                 started = time.perf_counter()
                 reply = offline_reply(name, ctx)
-                out.append({**_base(item, condition, name, OFFLINE_MODEL), "reply": reply, "status": "ok",
-                            "prompt_tokens": 0, "output_tokens": 0, "latency_s": time.perf_counter() - started,
-                            "cache_key": cache_key(name, OFFLINE_MODEL, item.prompt, None, condition, OFFLINE_SETTINGS),
-                            "cached": False, "error": "", "media_sha256": None, "provider": OFFLINE_PROVIDER,
-                            "endpoint": "", "route": "", "cached_tokens": 0, "model_config": ""})
+                out.append(offline_row(item, condition, name, reply, time.perf_counter() - started))
     return pd.DataFrame(out, columns=RESPONSE_COLUMNS)
+
+
+def offline_row(item, condition: str, responder: str, reply: str, latency_s: float = 0.0,
+                skipped: str = "") -> dict:
+    """One ``responses`` row of an offline reference responder (``skipped``: the reason it could not answer)."""
+    return {**_base(item, condition, responder, OFFLINE_MODEL), "reply": reply,
+            "status": "skipped" if skipped else "ok", "prompt_tokens": 0, "output_tokens": 0, "latency_s": latency_s,
+            "cache_key": "" if skipped else cache_key(responder, OFFLINE_MODEL, item.prompt, None, condition,
+                                                      OFFLINE_SETTINGS),
+            "cached": False, "error": skipped, "media_sha256": None, "provider": OFFLINE_PROVIDER,
+            "endpoint": "", "route": "", "cached_tokens": 0, "model_config": ""}
 
 
 def condition_media(condition: str, media: ClipMediaInfo) -> tuple[str | None, str | None] | None:

@@ -5,6 +5,7 @@ clip re-runs its own steps, and the combine reads small tables instead of every 
 import dagster as dg
 import pandas as pd
 
+from ...imports.vqa_source import source_scores
 from ...scoring.verdicts import verdicts as make_verdicts
 from ...scoring.metrics import partials as clip_partial
 from ...scoring.metrics.tables import PRIOR_MIN_N, prior_shortcuts, prior_shortcuts_holm
@@ -95,12 +96,18 @@ def main_table(scores: pd.DataFrame) -> pd.DataFrame:
 
 @dg.asset(
     group_name="scoring", kinds={"pandas", "duckdb"}, code_version="2", automation_condition=CROSS_CLIP,
-    ins={"score_partials": dg.AssetIn(partition_mapping=ALL_CLIPS)},
+    ins={"score_partials": dg.AssetIn(partition_mapping=ALL_CLIPS),
+         "hd_epic_vqa_score_partials": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="n, accuracy, chance, chance-corrected accuracy and its clip-clustered 95 % bootstrap interval "
-                "per responder/model × dataset × level × subtype × format × condition, with '*' roll-ups.",
+                "per responder/model × dataset × level × subtype × format × condition, with '*' roll-ups; then "
+                "the imported questions' own rows (dataset hd_epic_vqa, level imported:<category>, clustered by "
+                "video, never pooled into the '*' datasets).",
 )
-def scores(score_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+def scores(score_partials: pd.DataFrame, hd_epic_vqa_score_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
     frame = clip_partial.scores_from_partials(score_partials)
+    imported = source_scores(hd_epic_vqa_score_partials)
+    if len(imported):
+        frame = pd.concat([frame, imported], ignore_index=True) if len(frame) else imported
     sums = score_partials.reindex(columns=["n", "n_judge", "n_unparsed", "n_undecided", "n_skipped", "n_error"]).sum()
     counts = {"rule": int(sums["n"] - sums["n_judge"] - sums["n_unparsed"])}
     counts.update({kind: int(sums[f"n_{kind}"]) for kind in ("judge", "unparsed", "undecided", "skipped", "error")})

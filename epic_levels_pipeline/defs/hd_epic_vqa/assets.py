@@ -1,0 +1,186 @@
+"""HD-EPIC's VQA benchmark as a source: its import (questions, items, the import report, the skipped
+questions), then per video the same steps as a clip's: items → responses → verdicts → partial results, which
+the ``scores`` asset combines into its own rows (dataset ``hd_epic_vqa``, level ``imported:<category>``).
+
+Partitions are the videos (``imports.vqa_source``: the video is the bootstrap cluster and the unit of media);
+the import registers them (and retires those no longer imported). With no VQA files under the annotations
+root the import writes empty tables and says why, and there are no partitions: nothing else runs.
+"""
+
+import dagster as dg
+import pandas as pd
+
+from ...annotations.clips import Clip
+from ...imports.vqa_reading import DATASET, VqaFileError
+from ...imports.vqa_source import answer_pools, load_source
+from ...responses.imported import imported_responses
+from ...responses.runner import ClipMediaInfo, model_responses
+from ...scoring.metrics import partials as clip_partial
+from ...scoring.verdicts import verdicts as make_verdicts
+from ..evaluation import EvaluationResource
+from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
+from ..partitions import MAX_CLIPS_PER_RUN, clip_in, clip_keys
+from ..resources import ProjectResource
+
+#: One dynamic partition per video of the imported questions: ``hd_epic_vqa__<video id>``.
+vqa_partitions = dg.DynamicPartitionsDefinition(name=DATASET)
+VQA_BACKFILL = dg.BackfillPolicy.multi_run(max_partitions_per_run=MAX_CLIPS_PER_RUN)
+NO_MEDIA = "imported question: no clip is cut for HD-EPIC VQA inputs (text-only no_clip runs)"
+IMPORT_TABLES = ("hd_epic_vqa_questions", "hd_epic_vqa_all_items", "hd_epic_vqa_import_report", "hd_epic_vqa_skipped")
+PARTIAL_TABLES = ("hd_epic_vqa_score_partials", "hd_epic_vqa_pair_partials")
+PER_VIDEO_TABLES = ("hd_epic_vqa_items", "hd_epic_vqa_responses", "hd_epic_vqa_verdicts", *PARTIAL_TABLES)
+GROUP = "hd_epic_vqa"
+
+
+class VqaImportConfig(dg.Config):
+    """``strict``: refuse the whole import when any question cannot be converted (as ``import-mcq --strict``)."""
+
+    strict: bool = False
+
+
+@dg.multi_asset(
+    group_name=GROUP, can_subset=False,
+    outs={
+        "hd_epic_vqa_questions": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
+                                             description="Every imported VQA question (one base question each)."),
+        "hd_epic_vqa_all_items": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
+                                             description="Every imported question in its formats (what each "
+                                                         "video's hd_epic_vqa_items holds)."),
+        "hd_epic_vqa_import_report": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
+                                                 description="Per VQA file: questions read, imported, skipped by "
+                                                             "reason, open / option judgement split."),
+        "hd_epic_vqa_skipped": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
+                                           description="Every question skipped as unconvertible, with its reason."),
+    },
+)
+def hd_epic_vqa_import(context: dg.AssetExecutionContext, config: VqaImportConfig, project: ProjectResource):
+    """Import ``vqa-benchmark/*.json`` of HD-EPIC under the annotations root (none: empty tables, and why);
+    register one partition per video."""
+    try:
+        source = load_source(project.paths.annotations, strict=config.strict, seed=project.seed)
+    except VqaFileError as exc:
+        raise dg.Failure(description=f"{len(exc.problems)} problem(s) in the VQA files; nothing imported",
+                         metadata={"problems": dg.MetadataValue.md("\n".join(f"- `{p}`" for p in exc.problems[:200]))})
+    wanted = source.partitions
+    existing = set(context.instance.get_dynamic_partitions(vqa_partitions.name))
+    new = [k for k in wanted if k not in existing]
+    if new:
+        context.instance.add_dynamic_partitions(vqa_partitions.name, new)
+    for key in sorted(existing - set(wanted)):
+        context.instance.delete_dynamic_partition(vqa_partitions.name, key)
+    note = source.note or f"{len(source.files)} files in {source.folder}"
+    if source.note:
+        context.log.info(source.note)
+    common = {"source": note, "videos": dg.MetadataValue.int(len(wanted)),
+              "skipped_by_reason": dg.MetadataValue.md(counts_markdown(source.skipped_by_reason()))}
+    report = source.report
+    totals = {c: int(report[c].sum()) for c in report.columns if c.startswith("n_")} if len(report) else {}
+    yield dg.Output(source.questions, output_name="hd_epic_vqa_questions",
+                    metadata={**table_metadata(source.questions, ["question_id", "prototype", "level", "base_format"]),
+                              **common})
+    yield dg.Output(source.items, output_name="hd_epic_vqa_all_items",
+                    metadata={**table_metadata(source.items, ["item_id", "format", "expected", "chance"]), **common,
+                              "by_format": dg.MetadataValue.md(counts_markdown(
+                                  source.items["format"].value_counts().to_dict(), "format", "items"))})
+    yield dg.Output(report, output_name="hd_epic_vqa_import_report",
+                    metadata={**table_metadata(report), **common,
+                              "totals": dg.MetadataValue.md(counts_markdown(totals, "count", "questions"))})
+    yield dg.Output(source.skipped, output_name="hd_epic_vqa_skipped",
+                    metadata={**table_metadata(source.skipped), **common})
+
+
+@dg.asset(
+    partitions_def=vqa_partitions, group_name=GROUP, kinds={"pandas", "parquet"}, code_version="1",
+    backfill_policy=VQA_BACKFILL, ins={"hd_epic_vqa_all_items": dg.AssetIn()},
+    description="A video's imported items: yes_no, multiple_choice, open or option_judgement, open_with_reason "
+                "(the format registry's templates; no statements item: nothing verifies a second statement).",
+)
+def hd_epic_vqa_items(context: dg.AssetExecutionContext, hd_epic_vqa_all_items: pd.DataFrame):
+    frames, metas = {}, {}
+    keys = clip_keys(context)
+    by_video = dict(tuple(hd_epic_vqa_all_items.groupby("clip_key", sort=False)))
+    for key in keys:
+        frame = by_video.get(key, hd_epic_vqa_all_items.iloc[:0]).reset_index(drop=True)
+        frames[key] = frame
+        metas[key] = clip_table_metadata(frame, ["item_id", "format", "expected", "chance"], 6,
+                                         batch=len(keys) > 1, first=not metas)
+    return dg.Output(frames, metadata=batch_metadata(metas, context))
+
+
+@dg.asset(
+    partitions_def=vqa_partitions, group_name=GROUP, kinds={"python", "parquet"}, code_version="1",
+    pool="model_calls", backfill_policy=VQA_BACKFILL,
+    ins={"hd_epic_vqa_items": clip_in(), "hd_epic_vqa_questions": dg.AssetIn()},
+    description="Every imported item under clip and no_clip from the offline responders that apply to imported "
+                "questions (oracle, chance, blind; presence is skipped: it needs annotations) and the models "
+                "(no_clip as text; clip skipped until VQA media are cut), as the clips' responses.",
+)
+def hd_epic_vqa_responses(context: dg.AssetExecutionContext, evaluation: EvaluationResource,
+                          project: ProjectResource, hd_epic_vqa_items: dict[str, pd.DataFrame],
+                          hd_epic_vqa_questions: pd.DataFrame):
+    outs, metas = {}, {}
+    pools = answer_pools(hd_epic_vqa_questions)
+    cache = evaluation.cache(project.paths)
+    keys = clip_keys(context)
+    try:
+        runs = evaluation.model_runs(cache)
+        media = ClipMediaInfo(reason=NO_MEDIA)
+        for key in keys:
+            items = hd_epic_vqa_items[key]
+            frames = [imported_responses(items, evaluation.offline(), pools)]
+            video = Clip(DATASET, key.split("__", 1)[-1], 0.0, 0.0)  # model_responses reads only its dataset
+            frames += [model_responses(video, items, media, run, progress=context.log.info)[0] for run in runs]
+            frames = [f for f in frames if len(f)] or frames[:1]
+            outs[key] = out = pd.concat(frames, ignore_index=True)
+            meta = clip_table_metadata(out, ["item_id", "condition", "responder", "status", "reply"], 6,
+                                       batch=len(keys) > 1, first=not metas)
+            if len(keys) == 1 and len(out):
+                status = out.groupby(["responder", "model", "condition", "status"]).size().rename("rows").reset_index()
+                meta["by_status"] = dg.MetadataValue.md(markdown_table(status, 60))
+            metas[key] = meta
+    finally:
+        cache.close()
+    return dg.Output(outs, metadata=batch_metadata(metas, context))
+
+
+@dg.asset(
+    partitions_def=vqa_partitions, group_name=GROUP, kinds={"python", "parquet"}, code_version="1",
+    pool="model_calls", backfill_policy=VQA_BACKFILL,
+    ins={"hd_epic_vqa_responses": clip_in(), "hd_epic_vqa_items": clip_in()},
+    description="One verdict per imported response, by the clips' rules (and judge, when one is named).",
+)
+def hd_epic_vqa_verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
+                         hd_epic_vqa_responses: dict[str, pd.DataFrame], hd_epic_vqa_items: dict[str, pd.DataFrame]):
+    frames, metas = {}, {}
+    cache = evaluation.cache(project.paths)
+    keys = clip_keys(context)
+    try:
+        judge, _ = evaluation.judge(cache)
+        for key in keys:
+            frames[key] = frame = make_verdicts(hd_epic_vqa_responses[key], hd_epic_vqa_items[key], judge=judge)
+            metas[key] = {**clip_table_metadata(frame, ["item_id", "condition", "responder", "parsed", "correct",
+                                                        "scored_by"], 6, batch=len(keys) > 1, first=not metas),
+                          "undecided": int((frame["scored_by"] == "undecided").sum())}
+    finally:
+        cache.close()
+    return dg.Output(frames, metadata=batch_metadata(metas, context))
+
+
+@dg.multi_asset(
+    partitions_def=vqa_partitions, group_name=GROUP, can_subset=False, backfill_policy=VQA_BACKFILL,
+    ins={"hd_epic_vqa_verdicts": clip_in()},
+    outs={"hd_epic_vqa_score_partials": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
+                                                    description="A video's score_partials (what scores combines)."),
+          "hd_epic_vqa_pair_partials": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
+                                                   description="A video's pair_partials (formats of one question, "
+                                                               "clip against no_clip).")},
+)
+def hd_epic_vqa_partials(context: dg.AssetExecutionContext, hd_epic_vqa_verdicts: dict[str, pd.DataFrame]):
+    keys = clip_keys(context)
+    made = {"hd_epic_vqa_score_partials": clip_partial.score_partials,
+            "hd_epic_vqa_pair_partials": clip_partial.pair_partials}
+    for name, build in made.items():
+        frames = {key: build(hd_epic_vqa_verdicts[key]) for key in keys}
+        metas = {key: clip_table_metadata(frame, None, 5, batch=len(keys) > 1, first=i == 0)
+                 for i, (key, frame) in enumerate(frames.items())}
+        yield dg.Output(frames, output_name=name, metadata=batch_metadata(metas, context, name))
