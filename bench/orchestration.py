@@ -25,6 +25,9 @@ them, with their blocking checks); ``--full-graph`` materializes the whole graph
 report, warehouse views too), which the core does not compute. ``--profile FILE`` runs the (first) Dagster
 side under cProfile, writes the stats to FILE and prints the top entries.
 
+``--postgres URL`` keeps the Dagster side's storage on that PostgreSQL server instead (the storage of
+``deploy/distributed/dagster.yaml``; a new database per measurement, dropped afterwards).
+
 ``--repeat N`` measures N pairs, core and Dagster alternately in ABBA order (Dagster then core, core then
 Dagster, ...): the machine's speed drifts while one side runs after the other, and alternating the order
 cancels a steady drift within each two pairs. Every Dagster run starts from the same state (a new instance,
@@ -32,7 +35,7 @@ no materialized files); each pair's ratio is printed, and the figures' lines rep
 times, and of the pairs' ratios for the ratio).
 
 Usage (from the repo root): ``python bench/orchestration.py [--clips N] [--staged [N]] [--source DIR]
-[--full-graph] [--profile FILE] [--repeat N]`` (default: every bundled clip, one pair).
+[--full-graph] [--profile FILE] [--postgres URL] [--repeat N]`` (default: every bundled clip, one pair).
 """
 
 from __future__ import annotations
@@ -48,8 +51,11 @@ import statistics
 import sys
 import tempfile
 import time
+import uuid
 import warnings
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -127,23 +133,53 @@ def print_profile(profiler: cProfile.Profile, path: str, top: int = 30) -> None:
                         and not line.startswith(("   Ordered by", "   List reduced"))))
 
 
-def dagster_side(paths: Paths, selection, profile: str | None):
+@contextmanager
+def postgres_database(server_url: str):
+    """A new, empty database on the PostgreSQL server of ``server_url`` (``postgresql://user@host:port/db``);
+    yields its URL and drops it afterwards."""
+    import psycopg2
+
+    name = f"epic_levels_bench_{uuid.uuid4().hex[:12]}"
+    parts = urlsplit(server_url)
+
+    def admin(statement: str) -> None:
+        connection = psycopg2.connect(server_url)
+        connection.autocommit = True
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(statement)
+        finally:
+            connection.close()
+
+    admin(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(parts._replace(path="/" + name))
+    finally:
+        admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def dagster_side(paths: Paths, selection, profile: str | None, postgres: str | None = None):
     """One Dagster measurement from the same starting state every time: no materialized files or clip media,
-    a new temporary instance (its storage removed afterwards). (report, wall s, CPU s); profiled when
-    ``profile`` names a stats file."""
+    a new temporary instance (its storage removed afterwards: a new PostgreSQL database, dropped afterwards,
+    with ``postgres``). (report, wall s, CPU s); profiled when ``profile`` names a stats file."""
     for folder in (paths.assets, paths.media / "clips", paths.data / "dagster" / "storage"):
         shutil.rmtree(folder, ignore_errors=True)
-    profiler = cProfile.Profile() if profile else None
-    cpu = time.process_time()
-    t = time.perf_counter()
-    if profiler:
-        profiler.enable()
-    storage = {"storage": {"sqlite": {"base_dir": str(paths.data / "dagster" / "storage")}}}  # as in dagster.yaml
-    with dg.instance_for_test(overrides=storage) as instance:
-        report = run_pipeline(paths, instance=instance, run_config=QUIET, log=lambda *_: None, selection=selection)
-    if profiler:
-        profiler.disable()
-    seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
+    with ExitStack() as stack:
+        if postgres:  # as in deploy/distributed/dagster.yaml
+            storage = {"storage": {"postgres": {"postgres_url": stack.enter_context(postgres_database(postgres))}}}
+        else:  # as in dagster.yaml
+            storage = {"storage": {"sqlite": {"base_dir": str(paths.data / "dagster" / "storage")}}}
+        profiler = cProfile.Profile() if profile else None
+        cpu = time.process_time()
+        t = time.perf_counter()
+        if profiler:
+            profiler.enable()
+        with dg.instance_for_test(overrides=storage) as instance:
+            report = run_pipeline(paths, instance=instance, run_config=QUIET, log=lambda *_: None,
+                                  selection=selection)
+        if profiler:
+            profiler.disable()
+        seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
     if profiler:
         print_profile(profiler, profile)
     return report, seconds, cpu
@@ -169,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
                          "not only what the core computes")
     ap.add_argument("--profile", metavar="FILE", default=None,
                     help="profile the Dagster side with cProfile: write the stats to FILE and print the top entries")
+    ap.add_argument("--postgres", metavar="URL", default=None,
+                    help="Dagster's storage on this PostgreSQL server (postgresql://user@host:port/db; the storage of "
+                         "deploy/distributed/), in a new database per measurement, instead of the stock SQLite")
     ap.add_argument("--repeat", type=int, default=1, metavar="N",
                     help="N pairs of runs, core and Dagster alternately (ABBA); each pair's ratio and the medians")
     args = ap.parse_args(argv)
@@ -202,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
             dagster_first = i % 2 == 0  # ABBA: Dagster, core | core, Dagster | ...
             if not dagster_first:
                 core, core_s, core_cpu = core_side(paths)
-            report, dagster_s, dagster_cpu = dagster_side(paths, selection, args.profile if i == 0 else None)
+            report, dagster_s, dagster_cpu = dagster_side(paths, selection, args.profile if i == 0 else None,
+                                                          args.postgres)
             if report.failed:
                 print(f"Dagster runs failed: {report.failed}")
                 return 1
@@ -224,7 +264,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{args.repeat} pairs in ABBA order, Dagster / core: {ratios}; median {ratio:.2f}x "
               f"(spread {min(d / c for d, c, _, _ in pairs):.2f}-{max(d / c for d, c, _, _ in pairs):.2f}x); "
               f"times below are medians")
-    print(f"\nDagster (run_pipeline of {scope}, {report.runs} runs in a temporary instance): {dagster_s:.1f} s")
+    store = "PostgreSQL" if args.postgres else "stock SQLite"
+    print(f"\nDagster (run_pipeline of {scope}, {report.runs} runs in a temporary instance, {store} storage): "
+          f"{dagster_s:.1f} s")
     print(f"core (pipeline.run_core, plain calls):                   {core_s:.1f} s  "
           f"[{', '.join(f'{k} {v:.1f}' for k, v in core.seconds.items() if k != 'total')}]")
     print("\nfigures:")

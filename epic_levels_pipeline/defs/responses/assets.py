@@ -25,7 +25,7 @@ from ..resources import ProjectResource
 )
 def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource):
     paths = project.paths
-    frames, metas = {}, {}
+    frames, metas, skipped = {}, {}, {}
     keys = clip_keys(context)
     for key in keys:
         clip = Clip.from_key(key)
@@ -33,9 +33,13 @@ def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, eval
                                    clip.video_id, clip.start_s, clip.end_s)
         frames[key] = pd.DataFrame([asdict(media)])
         if media.status != "ready":
-            context.log.info(f"{clip.key}: media conditions skipped: {media.reason}")
+            skipped.setdefault(media.reason or "no reason given", []).append(clip.key)
         metas[key] = {"status": media.status, "reason": media.reason or "", "duration_s": media.duration_s or 0.0,
                       **clip_table_metadata(frames[key], batch=len(keys) > 1, first=not metas)}
+    # One log line for the step, not one per clip (each is an event stored in the run's log); every clip's
+    # own status and reason are in its materialization's metadata.
+    for reason, clips in skipped.items():
+        context.log.info(f"media conditions skipped for {len(clips)} clip(s) ({reason}): {', '.join(clips)}")
     return dg.Output(frames, metadata=batch_metadata(metas, context))
 
 

@@ -1,0 +1,185 @@
+"""Benchmark: one-row edit -> fresh cross-clip tables, on the path the first-start test drives
+(``epic_levels_pipeline_tests/test_first_start.py``): ``epic-levels run``, then the Dagster daemon (what
+``dagster dev`` runs beside the webserver) with the project's sensors on, then one annotation row edited.
+
+A temporary project root gets a copy of the bundled annotations, the manifest (the test's three clips, or
+every bundled clip with ``--all-clips``), ``workspace.yaml`` and ``dagster.yaml`` (stock SQLite storage);
+the child processes get ``DAGSTER_HOME`` = ``EPIC_LEVELS_HOME`` = that root and no model or key variables, so
+the repository's ``data/`` is never touched and no model is called.
+
+Prints the wall time of ``epic-levels run`` (the main job on those clips; and the command's own figure), then for each of ``--repeat N``
+edits of sound P09_08_13 (its start moves by 38 ms, then 40 ms more each time) the wall time from the
+write to the moment every cross-clip table (scores, paired_comparisons, over_marking, shortcut_audit) has a
+materialization after the edit and no run is queued or running, split into the wait for the sensor's tick
+(edit -> the run's creation) and the runs themselves. Each edit starts right after a sensor tick (as in the
+test, where the daemon has just ticked twice), so the sensor's 30 s interval is included. The daemon's
+process group is always ended.
+
+Usage (from the repo root): ``python bench/one_row_edit.py [--all-clips] [--repeat N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import dagster as dg  # noqa: E402
+
+from epic_levels_pipeline.annotations.clips import Clip  # noqa: E402
+from epic_levels_pipeline.orchestration.local import project_instance  # noqa: E402
+from epic_levels_pipeline.settings import Paths  # noqa: E402
+
+TEST_CLIPS = ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45", "hd_epic__P09-20240623-120359__1440-1470"]
+ROW = "P09_08_13,P09,P09_08,00:00:47."
+START_MS = 662
+SENSORS = ("annotation_change_sensor", "epic_levels_automation")
+CROSS_CLIP = ("scores", "paired_comparisons", "over_marking", "shortcut_audit")
+UNFINISHED = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
+              dg.DagsterRunStatus.STARTED]
+TIMEOUT = 600
+
+
+def executable(name: str) -> str:
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.exists() else (shutil.which(name) or name)
+
+
+def make_root(tmp: Path, all_clips: bool) -> Path:
+    root = tmp / "project"
+    shutil.copytree(REPO / "data" / "annotations", root / "data" / "annotations")
+    lines = (REPO / "data" / "clips.csv").read_text("utf-8").splitlines()
+    if not all_clips:
+        keep = {(c.dataset, c.video_id, f"{c.start_s:g}", f"{c.end_s:g}") for c in map(Clip.from_key, TEST_CLIPS)}
+        lines = [lines[0], *[line for line in lines[1:] if tuple(line.split(",")) in keep]]
+    (root / "data" / "clips.csv").write_text("\n".join(lines) + "\n", "utf-8")
+    for name in ("workspace.yaml", "dagster.yaml"):
+        shutil.copy2(REPO / name, root / name)
+    return root
+
+
+def environment(root: Path) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "EPIC_LEVELS_MODELS", "EPIC_LEVELS_JUDGE_MODEL",
+                        "EPIC_LEVELS_RESPONDERS") and not k.startswith("DAGSTER_")}
+    env.update(DAGSTER_HOME=str(root), EPIC_LEVELS_HOME=str(root), PYTHONUNBUFFERED="1",
+               PYTHONPATH=os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    return env
+
+
+def stop(proc: subprocess.Popen) -> None:
+    for sig, wait in ((signal.SIGINT, 30), (signal.SIGTERM, 10)):
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, sig)
+                proc.wait(timeout=wait)
+            except (subprocess.TimeoutExpired, ProcessLookupError):
+                pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def ticks(instance: dg.DagsterInstance) -> dict[str, int]:
+    counts = {}
+    for state in instance.all_instigator_state():
+        if state.instigator_name in SENSORS:
+            found = instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=50)
+            counts[state.instigator_name] = len([t for t in found if t.status.value in ("SUCCESS", "SKIPPED")])
+    return counts
+
+
+def fresh(instance: dg.DagsterInstance, after: float) -> bool:
+    for asset in CROSS_CLIP:
+        found = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), after_timestamp=after), limit=1)
+        if not found.records:
+            return False
+    return not instance.get_run_records(filters=dg.RunsFilter(statuses=UNFINISHED))
+
+
+def runs_since(instance: dg.DagsterInstance, after: float) -> list:
+    return sorted((r for r in instance.get_run_records() if r.create_timestamp.timestamp() > after),
+                  key=lambda r: r.create_timestamp)
+
+
+def wait_for_tick(instance: dg.DagsterInstance, daemon: subprocess.Popen, name: str, than: int) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while ticks(instance).get(name, 0) <= than:
+        if daemon.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the daemon exited or the sensor {name} did not tick")
+        time.sleep(0.2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--all-clips", action="store_true", help="every bundled clip, not the first-start test's three")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N", help="N edits, one after the other")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-one-row-edit-") as tmp:
+        root = make_root(Path(tmp), args.all_clips)
+        env = environment(root)
+        n_clips = len((root / "data" / "clips.csv").read_text().splitlines()) - 1
+        t = time.perf_counter()
+        done = subprocess.run([executable("epic-levels"), "run"], cwd=root, env=env, capture_output=True, text=True)
+        run_s = time.perf_counter() - t
+        if done.returncode != 0:
+            print(done.stdout[-3000:] + done.stderr[-3000:])
+            return 1
+        inside = next((line.strip() for line in done.stdout.splitlines()[::-1] if " runs, " in line), "")
+        print(f"{n_clips} clips; `epic-levels run`: {run_s:.1f} s wall ({inside})")
+        log = Path(tmp) / "daemon.log"
+        with open(log, "w") as out:
+            daemon = subprocess.Popen([executable("dagster-daemon"), "run", "-w", "workspace.yaml"], cwd=root, env=env,
+                                      stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        source = root / "data" / "annotations" / "epic-sounds" / "EPIC_Sounds_validation.csv"
+        figures = []
+        try:
+            with project_instance(Paths(root)) as instance:
+                wait_for_tick(instance, daemon, SENSORS[0], 1)  # the daemon has started and ticked twice
+                for i in range(args.repeat):
+                    before = ticks(instance).get(SENSORS[0], 0)
+                    wait_for_tick(instance, daemon, SENSORS[0], before)  # edit right after a tick, as the test
+                    text = source.read_text()
+                    old, new = START_MS + 38 * min(i, 1) + 40 * max(i - 1, 0), START_MS + 38 + 40 * i
+                    assert f"{ROW}{old:03d}" in text, old
+                    edited_at = time.time()
+                    started = time.monotonic()
+                    source.write_text(text.replace(f"{ROW}{old:03d}", f"{ROW}{new:03d}"))
+                    while not fresh(instance, edited_at):
+                        if daemon.poll() is not None or time.monotonic() - started > TIMEOUT:
+                            print(f"not fresh within {TIMEOUT} s:\n" + log.read_text()[-3000:])
+                            return 1
+                        time.sleep(0.25)
+                    seconds = time.monotonic() - started
+                    runs = runs_since(instance, edited_at)
+                    first = runs[0].create_timestamp.timestamp() - edited_at if runs else float("nan")
+                    in_runs = sum((r.end_time or 0) - (r.start_time or 0) for r in runs)
+                    failed = [r.dagster_run.job_name for r in runs if r.dagster_run.status != dg.DagsterRunStatus.SUCCESS]
+                    figures.append(seconds)
+                    print(f"edit {i + 1}/{args.repeat}: fresh cross-clip tables after {seconds:.1f} s "
+                          f"(edit -> first run created {first:.1f} s; {len(runs)} runs "
+                          f"[{', '.join(r.dagster_run.job_name for r in runs)}], {in_runs:.1f} s from start to end"
+                          f"{'; FAILED: ' + ', '.join(failed) if failed else ''})")
+        finally:
+            stop(daemon)
+    print("\nfigures:")
+    print(f"  clips: {n_clips}; `epic-levels run` {run_s:.1f} s wall, the command's own figure: {inside}")
+    print(f"  one-row edit -> fresh cross-clip tables: median {statistics.median(figures):.1f} s of {len(figures)} "
+          f"({', '.join(f'{s:.1f}' for s in figures)} s; sensor interval 30 s included)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
