@@ -15,7 +15,7 @@ What it does (say so when quoting its figures):
 This is the part of "one changed row -> fresh cross-clip tables" that grows with the number of clips; the
 changed clip's own steps do not (see ``epic_levels_pipeline_tests/defs/test_incremental_scores.py``).
 
-    python bench/incremental_scores.py 100 300
+    python bench/incremental_scores.py 100 300 [--source ../shared/data]
 """
 
 from __future__ import annotations
@@ -61,13 +61,13 @@ def combine(store_root: str) -> None:
           + f"); peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB", flush=True)
 
 
-def main(counts: list[int]) -> None:
+def main(counts: list[int], source: Path = STAGED) -> None:
     from epic_levels_pipeline.annotations.catalogue import build_catalogue
     from epic_levels_pipeline.annotations.clips import all_windows
     from epic_levels_pipeline.annotations.readers import load_annotations
     from epic_levels_pipeline_tests.conftest import offline_tables
 
-    staged = load_annotations(STAGED)
+    staged = load_annotations(source)
     windows = []
     for dataset in ("epic_sounds", "hd_epic"):
         found = all_windows(staged, dataset)
@@ -101,4 +101,10 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--combine"]:
         combine(sys.argv[2])
     else:
-        main([int(a) for a in sys.argv[1:]] or [100, 300])
+        import argparse
+
+        ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+        ap.add_argument("counts", nargs="*", type=int, default=[100, 300], help="windows to combine (each a run)")
+        ap.add_argument("--source", type=Path, default=STAGED, help="the staged annotation files")
+        args = ap.parse_args()
+        main(args.counts, args.source)
