@@ -135,15 +135,20 @@ def print_profile(profiler: cProfile.Profile, path: str, top: int = 30) -> None:
 
 @contextmanager
 def postgres_database(server_url: str):
-    """A new, empty database on the PostgreSQL server of ``server_url`` (``postgresql://user@host:port/db``);
+    """A new, empty database on the PostgreSQL server of ``server_url`` (``postgresql://user@host:port/db``, a
+    ``+psycopg2`` driver suffix or none);
     yields its URL and drops it afterwards."""
     import psycopg2
 
     name = f"epic_levels_bench_{uuid.uuid4().hex[:12]}"
     parts = urlsplit(server_url)
+    # psycopg2 takes a plain postgresql:// URL; Dagster's SQLAlchemy engine is told the driver, since SQLAlchemy's
+    # default PostgreSQL driver is psycopg 3, which the project does not install.
+    plain = urlunsplit(parts._replace(scheme="postgresql"))
+    parts = parts._replace(scheme="postgresql+psycopg2")
 
     def admin(statement: str) -> None:
-        connection = psycopg2.connect(server_url)
+        connection = psycopg2.connect(plain)
         connection.autocommit = True
         try:
             with connection.cursor() as cursor:
