@@ -34,23 +34,29 @@ Decisions worth knowing:
   cannot read is cut again. The clip key names the window, so the window is not re-checked.
 - :func:`audio_rms` is measured on a mono downmix, in full-scale units (a full-scale square wave is 1.0,
   a full-scale sine about 0.707; digital silence exactly 0.0).
+
+The media live by concern: :mod:`.media_ffmpeg` (running ffmpeg, :func:`probe`, :class:`MediaError`),
+:mod:`.media_sources` (where source videos are found, file hashes) and :mod:`.media_window` (a window's frames
+and audio for a model request); this module cuts clips and their silenced twins. Every name is importable from
+here.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
-import re
 import subprocess
-import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-VIDEO_EXTENSIONS = (".mp4", ".MP4", ".mkv", ".mov", ".webm", ".avi")
+from .media_ffmpeg import (_AUDIO_PARAMS_RE, _DURATION_RE, _STREAM_RE, _TIME_RE, MediaError,  # noqa: F401 (former home)
+                           MediaInfo, _hms, _tail, ffmpeg_exe, probe, run_ffmpeg)
+from .media_sources import (_DEFAULT_LAYOUTS, MEDIA_LAYOUTS, VIDEO_EXTENSIONS, find_source_video,  # noqa: F401
+                            missing_source_reason, sha256_file, source_video_stems)
+from .media_window import extract_wav, media_window, sample_frames  # noqa: F401 (former home)
 
 #: libx264 constant rate factor for cut clips (23 is x264's default: visually fine, small files).
 CRF = 23
@@ -61,172 +67,6 @@ END_TOLERANCE_S = 0.1
 #: Sample rate and channel layout of the silent track when the clip has no (readable) audio.
 DEFAULT_SAMPLE_RATE = 48_000
 DEFAULT_CHANNEL_LAYOUT = "stereo"
-
-
-class MediaError(Exception):
-    """ffmpeg could not read, cut or re-encode a media file; the message names the file."""
-
-
-@dataclass(frozen=True)
-class MediaInfo:
-    """What :func:`probe` learns from ``ffmpeg -i``.
-
-    ``has_video`` ignores cover-art streams (``attached pic``). ``audio_sample_rate`` and
-    ``audio_channel_layout`` describe the first audio stream (``None`` when there is none or ffmpeg does
-    not print them); the layout is as ffmpeg names it (``mono``, ``stereo``, ``5.1(side)``, ``3c`` ...).
-    """
-
-    duration_s: float
-    has_audio: bool
-    has_video: bool
-    audio_sample_rate: int | None = None
-    audio_channel_layout: str | None = None
-
-
-def ffmpeg_exe() -> str:
-    """Path of the ffmpeg binary bundled with imageio-ffmpeg (or the one ``IMAGEIO_FFMPEG_EXE`` names)."""
-    import imageio_ffmpeg
-
-    return imageio_ffmpeg.get_ffmpeg_exe()
-
-
-#: Where a source video may sit under the media root, tried in this order (``{ext}`` over
-#: :data:`VIDEO_EXTENSIONS` for each): this project's flat layout first, then as each dataset's own download
-#: tools lay it out — EPIC-KITCHENS' downloader ``EPIC-KITCHENS/P01/videos/P01_01.MP4`` (or the participant
-#: folders directly under the root), HD-EPIC's ``HD-EPIC/Videos/P01/<video_id>.mp4`` (or ``Videos/...``).
-MEDIA_LAYOUTS: dict[str, tuple[str, ...]] = {
-    "epic_sounds": ("{dataset}/{video}", "EPIC-KITCHENS/{participant}/videos/{video}", "{participant}/videos/{video}"),
-    "hd_epic": ("{dataset}/{video}", "HD-EPIC/Videos/{participant}/{video}", "Videos/{participant}/{video}"),
-}
-_DEFAULT_LAYOUTS = ("{dataset}/{video}",)
-
-
-def source_video_stems(media_root: Path, dataset: str, video_id: str) -> list[Path]:
-    """The paths (less the extension) a source video is looked for at, in order (see :data:`MEDIA_LAYOUTS`)."""
-    m = re.match(r"^(P\d+)", video_id)
-    participant = m.group(1) if m else video_id
-    return [Path(media_root) / layout.format(dataset=dataset, participant=participant, video=video_id)
-            for layout in MEDIA_LAYOUTS.get(dataset, _DEFAULT_LAYOUTS)]
-
-
-def find_source_video(media_root: Path, dataset: str, video_id: str) -> Path | None:
-    """The first of :func:`source_video_stems` with an extension of :data:`VIDEO_EXTENSIONS` that exists
-    (layouts in order, extensions in order within each layout).
-
-    Returns ``None`` when none exists. Only regular files count (a directory of that name does not).
-    """
-    for stem in source_video_stems(media_root, dataset, video_id):
-        for ext in VIDEO_EXTENSIONS:
-            candidate = stem.parent / f"{stem.name}{ext}"
-            if candidate.is_file():
-                return candidate
-    return None
-
-
-def missing_source_reason(media_root: Path, dataset: str, video_id: str) -> str:
-    """``no source video <media_root>/<dataset>/<video_id>.{mp4,MP4,...}`` and the other layouts looked in."""
-    exts = ",".join(e.lstrip(".") for e in VIDEO_EXTENSIONS)
-    first, *others = source_video_stems(media_root, dataset, video_id)
-    also = f" (nor {', '.join(str(o) + '.*' for o in others)})" if others else ""
-    return f"no source video {first}.{{{exts}}}{also}"
-
-
-def sha256_file(path: Path | str, chunk_size: int = 1 << 20) -> str:
-    """Hex SHA-256 of a file, read in chunks (constant memory for multi-gigabyte sources)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(chunk_size):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-# ---------------------------------------------------------------------------------------------- probing
-
-_DURATION_RE = re.compile(r"^\s*Duration:\s*(?:(\d+):(\d+):(\d+(?:\.\d+)?)|N/A)", re.M)
-_STREAM_RE = re.compile(r"^\s*Stream #\d+:\d+\S*:\s*(Video|Audio|Subtitle|Data|Attachment):\s*(.*)$", re.M)
-_AUDIO_PARAMS_RE = re.compile(r"(\d+) Hz,\s*([^,]+)")
-_TIME_RE = re.compile(r"time=\s*(\d+):(\d+):(\d+(?:\.\d+)?)")
-
-
-def _tail(text: str, n: int = 3) -> str:
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    return " | ".join(lines[-n:]) if lines else "(no output)"
-
-
-def run_ffmpeg(args: list[str], what: str, path: Path | str) -> subprocess.CompletedProcess:
-    """Run ffmpeg with ``args``; a non-zero exit becomes a MediaError naming ``path`` and ffmpeg's last words."""
-    cmd = [ffmpeg_exe(), "-hide_banner", "-nostdin", *args]
-    proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
-    if proc.returncode != 0:
-        raise MediaError(f"{path}: {what} failed (ffmpeg exit {proc.returncode}): {_tail(proc.stderr)}")
-    return proc
-
-
-def _hms(h: str, m: str, s: str) -> float:
-    return int(h) * 3600 + int(m) * 60 + float(s)
-
-
-def probe(path: Path | str) -> MediaInfo:
-    """Duration and stream kinds of a media file, from the banner of ``ffmpeg -i PATH``.
-
-    ``ffmpeg -i`` without an output always exits non-zero, so success is judged by the ``Input #0``
-    banner. When the container states no duration (``Duration: N/A``: live-recorded mkv/webm, raw
-    elementary streams) the file is remuxed to the null muxer (stream copy, fast; decoding if the packets
-    carry no timestamps) and the last ``time=`` ffmpeg reports is used. Raises
-    :class:`MediaError` naming the file when it is missing, unreadable, has no audio or video stream, or
-    has no determinable duration.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise MediaError(f"{path}: no such file")
-    proc = subprocess.run(
-        [ffmpeg_exe(), "-hide_banner", "-nostdin", "-i", str(path)],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        errors="replace",
-    )
-    err = proc.stderr
-    if "Input #0" not in err:
-        raise MediaError(f"{path}: ffmpeg cannot read this file: {_tail(err, 2)}")
-
-    has_video = has_audio = False
-    sample_rate: int | None = None
-    layout: str | None = None
-    for kind, rest in _STREAM_RE.findall(err):
-        if kind == "Video" and "(attached pic)" not in rest:
-            has_video = True
-        elif kind == "Audio" and not has_audio:
-            has_audio = True
-            m = _AUDIO_PARAMS_RE.search(rest)
-            if m:
-                sample_rate = int(m.group(1))
-                layout = m.group(2).strip()
-                n = re.fullmatch(r"(\d+) channels?", layout)
-                if n:  # unnamed layouts print as "3 channels"; anullsrc wants "3c"
-                    layout = f"{n.group(1)}c"
-    if not (has_audio or has_video):
-        raise MediaError(f"{path}: no audio or video stream")
-
-    m = _DURATION_RE.search(err)
-    if m and m.group(1) is not None:
-        duration = _hms(m.group(1), m.group(2), m.group(3))
-    else:
-        # No stated duration: remux to the null muxer (fast); packets without timestamps (raw elementary
-        # streams) report time=N/A there, so then decode (slow, but only for such odd files).
-        times: list[tuple[str, str, str]] = []
-        for codec in (["-c", "copy"], []):
-            proc = run_ffmpeg(["-i", str(path), "-map", "0:v?", "-map", "0:a?", *codec, "-f", "null", "-"],
-                        "measuring duration", path)
-            times = _TIME_RE.findall(proc.stderr)
-            if times:
-                break
-        if not times:
-            raise MediaError(f"{path}: cannot determine duration")
-        duration = _hms(*times[-1])
-    if not math.isfinite(duration) or duration <= 0:
-        raise MediaError(f"{path}: duration is {duration} s")
-    return MediaInfo(duration, has_audio, has_video, sample_rate, layout)
 
 
 # ----------------------------------------------------------------------------------------- atomic writes
@@ -429,50 +269,6 @@ def prepare_clip_media(
         duration_s=clip_info.duration_s,
         silenced_duration_s=silenced_info.duration_s,
     )
-
-
-# ------------------------------------------------------------- parts of a window for a model request
-
-def media_window(path: str | Path, start: float | None, end: float | None) -> tuple[float, float]:
-    """``(start, end)`` in seconds within the file, the file's duration filling what is None."""
-    if start is not None and end is not None:
-        return float(start), float(end)
-    duration = probe(path).duration_s
-    return float(start or 0.0), float(end if end is not None else duration)
-
-
-def sample_frames(path: str | Path, start: float, end: float, fps: float, max_frames: int,
-                  width: int) -> tuple[float, list[tuple[float, bytes]]]:
-    """JPEG frames of ``[start, end)`` at ``fps`` (lowered to ``max_frames / duration`` when more
-    would be needed), scaled to at most ``width`` pixels wide: ``(fps used, [(seconds from the
-    file's start, jpeg bytes), ...])``. The fps filter emits frame ``k`` at ``k / fps`` after the
-    window's start, so that is its timestamp."""
-    span = end - start
-    if span <= 0:
-        raise MediaError(f"{path}: empty window {start:g}-{end:g} s")
-    used = min(float(fps), max_frames / span)
-    with tempfile.TemporaryDirectory(prefix="frames-") as tmp:
-        run_ffmpeg(["-v", "error", "-y", "-ss", f"{start:.3f}", "-t", f"{span:.3f}", "-i", str(path),
-                    "-map", "0:v:0", "-vf", f"fps={used:.6f},scale='min({int(width)},iw)':-2", "-frames:v",
-                    str(int(max_frames)), "-q:v", "4", os.path.join(tmp, "f_%05d.jpg")],
-                   "sampling frames", path)
-        files = sorted(Path(tmp).glob("f_*.jpg"))
-        if not files:
-            raise MediaError(f"{path}: no frames in {start:g}-{end:g} s")
-        return used, [(start + k / used, f.read_bytes()) for k, f in enumerate(files)]
-
-
-def extract_wav(path: str | Path, start: float, end: float, rate: int) -> bytes | None:
-    """The window's first audio track as mono 16-bit PCM wav at ``rate`` Hz; None when the file has
-    no audio track."""
-    if not probe(path).has_audio:
-        return None
-    with tempfile.TemporaryDirectory(prefix="wav-") as tmp:
-        out = os.path.join(tmp, "a.wav")
-        run_ffmpeg(["-v", "error", "-y", "-ss", f"{start:.3f}", "-t", f"{end - start:.3f}", "-i", str(path),
-                    "-map", "0:a:0", "-ac", "1", "-ar", str(int(rate)), "-c:a", "pcm_s16le", "-f", "wav", out],
-                   "extracting audio", path)
-        return Path(out).read_bytes()
 
 
 # --------------------------------------------------------------------------------------- test material

@@ -1,0 +1,132 @@
+"""The registry of the declared tables (:data:`SCHEMAS`: table name -> schema, the one place a table's schema is
+looked up), and casting a table to its schema (:func:`conform`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+
+from .annotations import (ACTIVITIES, CLIP_ANNOTATIONS, NARRATIONS, OBJECT_TRACKS, RECIPE_STEPS, SOUNDS, VIDEOS,
+                          VOCABULARY)
+from .bank import DISTRACTOR_POOLS, QUESTIONS
+from .captions import (CAPTION_ALIGNMENTS, CAPTION_REFERENCES, CAPTION_RESPONSE_SCORES, CAPTION_RESPONSES,
+                       CAPTION_SCORES, CAPTION_THRESHOLD_SENSITIVITY)
+from .imports import HD_EPIC_VQA_IMPORT_REPORT, HD_EPIC_VQA_ITEMS, HD_EPIC_VQA_QUESTIONS, HD_EPIC_VQA_SKIPPED
+from .partials import JUDGE_PARTIALS, PAIR_PARTIALS, PRESENCE_PARTIALS, PRIOR_PARTIALS, SCORE_PARTIALS
+from .responses import CLIP_MEDIA, ITEMS, RESPONSES, VERDICTS
+from .scores import JUDGE_AUDIT, OVER_MARKING, PAIRED_COMPARISONS, SCORES, SHORTCUT_AUDIT
+
+
+class SchemaError(ValueError):
+    """A table does not fit its declared schema (the message names the table and the column)."""
+
+
+SCHEMAS: dict[str, pa.Schema] = {
+    "score_partials": SCORE_PARTIALS,
+    "pair_partials": PAIR_PARTIALS,
+    "prior_partials": PRIOR_PARTIALS,
+    "presence_partials": PRESENCE_PARTIALS,
+    "judge_partials": JUDGE_PARTIALS,
+    "questions": QUESTIONS,
+    "distractor_pools": DISTRACTOR_POOLS,
+    "activities": ACTIVITIES,
+    "caption_alignments": CAPTION_ALIGNMENTS,
+    "caption_references": CAPTION_REFERENCES,
+    "caption_response_scores": CAPTION_RESPONSE_SCORES,
+    "caption_responses": CAPTION_RESPONSES,
+    "caption_scores": CAPTION_SCORES,
+    "caption_threshold_sensitivity": CAPTION_THRESHOLD_SENSITIVITY,
+    "clip_annotations": CLIP_ANNOTATIONS,
+    "clip_media": CLIP_MEDIA,
+    "items": ITEMS,
+    "judge_audit": JUDGE_AUDIT,
+    "narrations": NARRATIONS,
+    "object_tracks": OBJECT_TRACKS,
+    "over_marking": OVER_MARKING,
+    "paired_comparisons": PAIRED_COMPARISONS,
+    "recipe_steps": RECIPE_STEPS,
+    "responses": RESPONSES,
+    "scores": SCORES,
+    "shortcut_audit": SHORTCUT_AUDIT,
+    "sounds": SOUNDS,
+    "verdicts": VERDICTS,
+    "videos": VIDEOS,
+    "vocabulary": VOCABULARY,
+    "hd_epic_vqa_questions": HD_EPIC_VQA_QUESTIONS,
+    "hd_epic_vqa_all_items": HD_EPIC_VQA_ITEMS,
+    "hd_epic_vqa_items": HD_EPIC_VQA_ITEMS,
+    "hd_epic_vqa_import_report": HD_EPIC_VQA_IMPORT_REPORT,
+    "hd_epic_vqa_skipped": HD_EPIC_VQA_SKIPPED,
+    "hd_epic_vqa_responses": RESPONSES,
+    "hd_epic_vqa_verdicts": VERDICTS,
+    "hd_epic_vqa_score_partials": SCORE_PARTIALS,
+    "hd_epic_vqa_pair_partials": PAIR_PARTIALS,
+}
+
+
+def columns(name: str) -> list[str]:
+    """The declared columns of table ``name``, in order."""
+    return SCHEMAS[name].names
+
+
+def doc(name: str) -> dict[str, str]:
+    """The documentation of each column of table ``name``."""
+    return {f.name: f.metadata[b"doc"].decode() for f in SCHEMAS[name]}
+
+
+def from_columns(name: str, data: dict[str, list]) -> pa.Table:
+    """An Arrow table of table ``name`` from its columns' values (Python lists, one per declared column)."""
+    return conform(name, data)
+
+
+def conform(name: str, data: pd.DataFrame | pa.Table | dict) -> pa.Table:
+    """``data`` (a frame, an Arrow table or a dict of columns) as an Arrow table of ``name``'s declared schema:
+    every declared column, in order, cast to its type (a frame keeps its pandas metadata, so reading the file
+    gives back its dtypes). A missing or undeclared column, or a value that is not of its column's type,
+    raises :class:`SchemaError` naming the table and the column. A table not declared here is converted as
+    inferred (a frame without its index)."""
+    schema = SCHEMAS.get(name)
+    if isinstance(data, dict):
+        names = list(data)
+    else:
+        names = list(data.column_names) if isinstance(data, pa.Table) else [str(c) for c in data.columns]
+    if schema is None:
+        if isinstance(data, pa.Table):
+            return data
+        return pa.Table.from_pandas(pd.DataFrame(data) if isinstance(data, dict) else data, preserve_index=False)
+    missing = [c for c in schema.names if c not in names]
+    extra = [c for c in names if c not in schema.names]
+    if missing or extra:
+        said = "; ".join(p for p in (f"missing column(s) {', '.join(missing)}" if missing else "",
+                                     f"undeclared column(s) {', '.join(extra)}" if extra else "") if p)
+        raise SchemaError(f"table {name}: {said} (declared in epic_levels_pipeline/schemas/: "
+                          f"{', '.join(schema.names)})")
+    if isinstance(data, pd.DataFrame):
+        try:
+            table = pa.Table.from_pandas(data, schema=schema, preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+            table = None  # (the column that does not fit is named below)
+        if table is not None:
+            _check_nulls(name, table)
+            return table
+    arrays = [_column(name, field, data.column(field.name) if isinstance(data, pa.Table) else data[field.name])
+              for field in schema]
+    table = pa.Table.from_arrays(arrays, schema=schema)
+    _check_nulls(name, table)
+    return table
+
+
+def _column(name: str, field: pa.Field, values) -> pa.Array | pa.ChunkedArray:
+    try:
+        if isinstance(values, (pa.Array, pa.ChunkedArray)):
+            return values.cast(field.type)
+        return pa.array(values, type=field.type, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError) as e:
+        raise SchemaError(f"table {name}, column {field.name}: values are not {field.type} ({e})") from e
+
+
+def _check_nulls(name: str, table: pa.Table) -> None:
+    for field, column in zip(table.schema, table.columns):
+        if not field.nullable and column.null_count:
+            raise SchemaError(f"table {name}, column {field.name}: {column.null_count} null value(s) in a column "
+                              "declared not null")
