@@ -35,7 +35,12 @@ def _empty(name: str) -> pd.DataFrame:
 
 
 def _primary(frame: pd.DataFrame) -> np.ndarray:
-    return np.array([is_primary(s, d) for s, d in zip(frame["subtype"], frame["distractor_strategy"])], dtype=bool)
+    """Rows in their subtype's own distractor strategy (:func:`...bank.subtypes.is_primary`), asked once per
+    distinct (subtype, strategy)."""
+    s, subtypes = pd.factorize(frame["subtype"], use_na_sentinel=False)
+    d, strategies = pd.factorize(frame["distractor_strategy"], use_na_sentinel=False)
+    table = np.array([[is_primary(a, b) for b in strategies] for a in subtypes], dtype=bool)
+    return table.reshape(len(subtypes), len(strategies))[s, d]
 
 
 # -- per clip ----------------------------------------------------------------------------------------------
