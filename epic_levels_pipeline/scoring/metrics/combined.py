@@ -9,55 +9,114 @@ import json
 import numpy as np
 import pandas as pd
 
-from .clip_partials import (PAIR_COUNTS, PAIR_KEYS, PRESENCE_KEYS, SCORE_COUNTS, SCORE_KEYS, _empty, _primary)
+from ...bank.subtypes import is_primary
+from .clip_partials import PAIR_COUNTS, PAIR_KEYS, PRESENCE_KEYS, SCORE_COUNTS, SCORE_KEYS, _empty, _primary
 from .stats import chance_corrected, mcnemar_clustered, mcnemar_exact
 from .tables import PAIR_COLUMNS, PRIOR_COLUMNS, PRIOR_KEYS, PRIORS, ROLLUP, SCORE_COLUMNS, shortcut_audit_from_accuracy
-from .tallies import tally_intervals
+from .tallies import (cluster_intervals, codes, combined_key, distinct_per_group, group_ids, sorted_runs,
+                      tally_intervals)
+
+
+ROLLUPS = list(itertools.chain.from_iterable(itertools.combinations(ROLLUP, k) for k in range(len(ROLLUP) + 1)))
+SUMS = SCORE_COUNTS + ["c_sum", "strict_c_sum"]
+
+
+def _aggregate(group, clip, chance, n, correct, sizes) -> tuple:
+    """Rows summed per (group, clip, chance code), sorted by them (``sizes``: how many of each)."""
+    if not len(group):
+        return group, clip, chance, n, correct
+    order, starts = sorted_runs(combined_key([group, clip, chance], sizes)[0])
+    return (group[order][starts], clip[order][starts], chance[order][starts], np.add.reduceat(n[order], starts),
+            np.add.reduceat(correct[order], starts))
+
+
+class _Rollup:
+    """One roll-up's groups: their key codes (a pooled column holds 0), the group of each cell (−1: left out)
+    and the counted rows per group × clip × chance (sorted)."""
+
+    def __init__(self, pooled: tuple, keys: np.ndarray, of_cell: np.ndarray, rows: tuple):
+        self.pooled, self.keys, self.of_cell, self.rows = pooled, keys, of_cell, rows
+
+    def child(self, name: str, primary: np.ndarray, sizes: list[int], n_clips: int, n_chances: int) -> "_Rollup":
+        """This roll-up with ``name`` pooled too (subtype pools its strategy and keeps primary groups only)."""
+        pooled = [SCORE_KEYS.index(name)] + ([SCORE_KEYS.index("distractor_strategy")] if name == "subtype" else [])
+        keep = primary[self.keys[:, 4], self.keys[:, 5]] if name == "subtype" else np.ones(len(self.keys), dtype=bool)
+        keys = self.keys[keep].copy()
+        keys[:, pooled] = 0
+        ids, first, n_groups = group_ids(keys.T, sizes)
+        to_child = np.full(len(self.keys) + 1, -1, dtype=np.int64)  # the last entry: left-out cells stay left out
+        to_child[np.flatnonzero(keep)] = ids
+        group, clip, chance, n, correct = self.rows
+        g = to_child[group]
+        m = g >= 0
+        rows = _aggregate(g[m], clip[m], chance[m], n[m], correct[m], [n_groups, n_clips, n_chances])
+        return _Rollup(self.pooled + (name,), keys[first], to_child[self.of_cell], rows)
 
 
 def scores_from_partials(partials: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """:func:`.tables.scores` from ``score_partials``: the same groups, roll-ups, order and columns."""
+    """:func:`.tables.scores` from ``score_partials``: the same groups, roll-ups, order and columns.
+
+    Every key column is factorized once (codes in sorted order); a roll-up's groups are numbered by their codes
+    and its per-clip rows are summed from its parent's (the roll-up with one pooled column fewer), so each
+    roll-up costs one sort of rows already summed; the group totals are sums of the cells' totals."""
     if not len(partials):
         return pd.DataFrame(columns=SCORE_COLUMNS)
-    p = partials.reset_index(drop=True)
-    primary = _primary(p)
-    frames = []
-    for pooled in itertools.chain.from_iterable(itertools.combinations(ROLLUP, k) for k in range(len(ROLLUP) + 1)):
-        f = p.copy()
-        for k in SCORE_KEYS:
-            if k in pooled or (k == "distractor_strategy" and "subtype" in pooled):
-                f[k] = "*"
-        if "subtype" in pooled:  # each base question once, in its primary variant
-            f = f[primary]
-        f = f.groupby(SCORE_KEYS + ["clip_key", "chance"], sort=True, dropna=False)[SCORE_COUNTS].sum().reset_index()
-        f["rollup"] = len(frames)
-        frames.append(f)
-    cells = pd.concat(frames, ignore_index=True)
-    cells["group"] = cells.groupby(["rollup"] + SCORE_KEYS, sort=True).ngroup()
-    n_groups = int(cells["group"].max()) + 1
-    tally = pd.concat([
-        cells[["group", "clip_key", "chance"]].assign(value=1.0, count=cells["correct"]),
-        cells[["group", "clip_key", "chance"]].assign(value=0.0, count=cells["n"] - cells["correct"])],
-        ignore_index=True)
-    iv = tally_intervals(tally, n_groups, n_boot=n_boot, seed=seed)
-    cells["c_sum"] = cells["chance"] * cells["n"]
-    strict_n = cells["n"] + cells["n_undecided"]
-    cells["strict_c_sum"] = cells["chance"] * strict_n
-    cells["strict_correct"] = cells["correct"] + cells["correct_undecided"]
-    cells["strict_n"] = strict_n
-    cells["clip_counted"] = np.where(cells["n"] > 0, cells["clip_key"], None)
-    g = cells.groupby("group", sort=True)
-    out = g[SCORE_KEYS].first()
-    sums = g[SCORE_COUNTS + ["c_sum", "strict_c_sum", "strict_correct", "strict_n"]].sum()
-    n = sums["n"].to_numpy()
+    found = [codes(partials[k]) for k in SCORE_KEYS]
+    uniques, sizes = [u for _, u in found], [len(u) for _, u in found]
+    clip, clips = codes(partials["clip_key"].astype(str))
+    chance = partials["chance"].to_numpy(dtype=float)
+    chance_code, chances = codes(chance)
+    count = {c: partials[c].to_numpy(dtype=np.int64) for c in SCORE_COUNTS}
+    cell, first, n_cells = group_ids([c for c, _ in found], sizes)
+    cell_keys = np.stack([c[first] for c, _ in found], axis=1)
+    totals = {c: np.bincount(cell, weights=count[c], minlength=n_cells) for c in SCORE_COUNTS}
+    n, strict_n = count["n"], count["n"] + count["n_undecided"]
+    totals["c_sum"] = np.bincount(cell, weights=np.where(n > 0, chance * n, 0.0), minlength=n_cells)
+    totals["strict_c_sum"] = np.bincount(cell, weights=np.where(strict_n > 0, chance * strict_n, 0.0), minlength=n_cells)
+    primary = np.array([[is_primary(a, b) for b in uniques[5]] for a in uniques[4]], dtype=bool).reshape(sizes[4], sizes[5])
+    live = n > 0
+    dims = [n_cells, len(clips), len(chances)]
+    done = {(): _Rollup((), cell_keys, np.append(np.arange(n_cells), -1),
+                        _aggregate(cell[live], clip[live], chance_code[live], n[live], count["correct"][live], dims))}
+    groups, pairs, one_chance, singles, offset = [], [], [], [], 0
+    for pooled in ROLLUPS:
+        r = done[pooled] if not pooled else done[pooled[:-1]].child(pooled[-1], primary, sizes, len(clips), len(chances))
+        done[pooled] = r
+        n_groups = len(r.keys)
+        valid = r.of_cell[:-1] >= 0
+        sums = {c: np.bincount(r.of_cell[:-1][valid], weights=totals[c][valid], minlength=n_groups) for c in SUMS}
+        frame = {k: (np.full(n_groups, "*", dtype=object) if k in pooled or (k == "distractor_strategy" and "subtype" in pooled)
+                     else uniques[j][r.keys[:, j]]) for j, k in enumerate(SCORE_KEYS)}
+        group, clip_of, chance_of, n_of, correct_of = r.rows
+        starts = np.flatnonzero(np.concatenate(([True], (group[1:] != group[:-1]) | (clip_of[1:] != clip_of[:-1])))) \
+            if len(group) else np.zeros(0, dtype=np.int64)
+        pair_group = group[starts]
+        if len(starts):
+            pairs.append((pair_group + offset, np.add.reduceat(n_of, starts).astype(float),
+                          np.add.reduceat(correct_of, starts).astype(float),
+                          np.add.reduceat(chances[chance_of].astype(float) * n_of, starts)))
+        one_chance.append(distinct_per_group(group, chance_of, len(chances), n_groups) == 1)
+        k_of = np.bincount(pair_group, minlength=n_groups)
+        one = k_of[group] == 1
+        ch = chances[chance_of[one]].astype(float)
+        singles.append((np.concatenate([group[one], group[one]]) + offset, np.repeat([1.0, 0.0], one.sum()),
+                        np.concatenate([ch, ch]), np.concatenate([correct_of[one], n_of[one] - correct_of[one]])))
+        groups.append(pd.DataFrame({**frame, **{c: sums[c] for c in SUMS}, "n_clips": k_of}))
+        offset += n_groups
+    pairs = [np.concatenate(a) for a in zip(*pairs)] if pairs else [np.zeros(0, dtype=np.int64)] + [np.zeros(0)] * 3
+    iv = cluster_intervals(*pairs, np.concatenate(one_chance), [np.concatenate(a) for a in zip(*singles)], offset,
+                           n_boot=n_boot, seed=seed)
+    out = pd.concat(groups, ignore_index=True)
+    n = out["n"].to_numpy().astype(np.int64)
+    sn = (out["n"] + out["n_undecided"]).to_numpy().astype(np.int64)
+    strict_correct = (out["correct"] + out["correct_undecided"]).to_numpy().astype(np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        acc = np.where(n > 0, sums["correct"] / np.where(n > 0, n, 1), np.nan)
-        chance = np.where(n > 0, sums["c_sum"] / np.where(n > 0, n, 1), np.nan)
-        sn = sums["strict_n"].to_numpy()
-        strict = np.where(sn > 0, sums["strict_correct"] / np.where(sn > 0, sn, 1), np.nan)
-        strict_chance = np.where(sn > 0, sums["strict_c_sum"] / np.where(sn > 0, sn, 1), np.nan)
-    out["n"] = n
-    out["correct"] = sums["correct"].to_numpy()
+        acc = np.where(n > 0, out["correct"].to_numpy().astype(np.int64) / np.where(n > 0, n, 1), np.nan)
+        chance = np.where(n > 0, out["c_sum"].to_numpy() / np.where(n > 0, n, 1), np.nan)
+        strict = np.where(sn > 0, strict_correct / np.where(sn > 0, sn, 1), np.nan)
+        strict_chance = np.where(sn > 0, out["strict_c_sum"].to_numpy() / np.where(sn > 0, sn, 1), np.nan)
+    for c in SCORE_COUNTS:
+        out[c] = out[c].to_numpy().astype(np.int64)
     out["accuracy"] = acc
     out["chance"] = chance
     out["chance_corrected"] = np.where(n > 0, chance_corrected(acc, chance), np.nan)
@@ -65,47 +124,62 @@ def scores_from_partials(partials: pd.DataFrame, *, n_boot: int = 1000, seed: in
     out["accuracy_ci_low"], out["accuracy_ci_high"] = iv["accuracy_low"], iv["accuracy_high"]
     out["accuracy_strict"] = strict
     out["chance_corrected_strict"] = np.where(sn > 0, chance_corrected(strict, strict_chance), np.nan)
-    for kind in ("undecided", "unparsed", "skipped", "error", "judge", "self_judged"):
-        out[f"n_{kind}"] = sums[f"n_{kind}"].to_numpy()
-    out["n_clips"] = g["clip_counted"].nunique().to_numpy()
-    return out.reset_index(drop=True)[SCORE_COLUMNS]
+    out["n_clips"] = out["n_clips"].to_numpy().astype(np.int64)
+    return out[SCORE_COLUMNS]
 
 
 def paired_from_partials(partials: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """:func:`.tables.paired_comparisons` from ``pair_partials``: the same rows, order and columns."""
+    """:func:`.tables.paired_comparisons` from ``pair_partials``: the same rows, order and columns.
+
+    Its order: level ``'*'`` first, then each level; responder, model; format pairs by condition, then the
+    conditions. Key columns are factorized once; the groups' per-clip sums come from one sort."""
     if not len(partials):
         return pd.DataFrame(columns=PAIR_COLUMNS)
-    p = partials.copy()
-    everything = p.assign(level="*")
-    cells = pd.concat([everything, p], ignore_index=True)
-    cells = cells.groupby(PAIR_KEYS + ["clip_key"], sort=True)[PAIR_COUNTS].sum().reset_index()
-    cells = cells[cells["n_pairs"] > 0]
-    # tables.paired_comparisons' order: level '*' first, responder, model, format pairs by condition, then conditions
-    order = ["level_rank", "level", "responder", "model", "kind_rank", "condition", "a", "b"]
-    cells = cells.assign(level_rank=(cells["level"] != "*").astype(int), kind_rank=(cells["kind"] != "format").astype(int))
-    cells["group"] = cells.groupby(order, sort=True).ngroup()
-    n_groups = int(cells["group"].max()) + 1
-    base = cells[["group", "clip_key"]].assign(chance=0.0)
-    tally = pd.concat([base.assign(value=1.0, count=cells["only_a"]), base.assign(value=-1.0, count=cells["only_b"]),
-                       base.assign(value=0.0, count=cells["both"] + cells["neither"])], ignore_index=True)
-    iv = tally_intervals(tally, n_groups, n_boot=n_boot, seed=seed)
-    g = cells.groupby("group", sort=True)
-    out = g[PAIR_KEYS].first()
-    sums = g[PAIR_COUNTS].sum()
-    n = sums["n_pairs"].to_numpy()
-    for c in ("n_pairs", "both", "only_a", "only_b", "neither"):
-        out[c] = sums[c].to_numpy()
-    pvalues = [(mcnemar_clustered(x["only_a"].to_numpy(), x["only_b"].to_numpy()),
-                mcnemar_exact(int(x["only_a"].sum()), int(x["only_b"].sum()))) for _, x in g]
-    out["mcnemar_p"] = [p for p, _ in pvalues]
-    out["mcnemar_p_unclustered"] = [p for _, p in pvalues]
-    out["diff"] = (sums["only_a"].to_numpy() - sums["only_b"].to_numpy()) / n
+    found = {k: codes(partials[k]) for k in PAIR_KEYS}
+    clip, clips = codes(partials["clip_key"].astype(str))
+    n_rows = len(partials)
+    kind_rank = (found["kind"][1] != "format")[found["kind"][0]].astype(np.int64)
+    twice = lambda a: np.concatenate([a, a])  # noqa: E731 -- level '*' (every row), then each level
+    level = found["level"][0]
+    order = [np.repeat([0, 1], n_rows), np.concatenate([np.zeros(n_rows, dtype=np.int64), level + 1]),
+             twice(found["responder"][0]), twice(found["model"][0]), twice(kind_rank), twice(found["condition"][0]),
+             twice(found["a"][0]), twice(found["b"][0])]
+    sizes = [2, len(found["level"][1]) + 1] + [len(found[k][1]) for k in ("responder", "model")] + [2] + \
+        [len(found[k][1]) for k in ("condition", "a", "b")]
+    gid, _, n_candidates = group_ids(order, sizes)
+    rows, starts = sorted_runs(combined_key([gid, twice(clip)], [n_candidates, len(clips)])[0])
+    sums = {c: np.add.reduceat(twice(partials[c].to_numpy(dtype=np.int64 if c in PAIR_COUNTS[:5] else float))[rows],
+                               starts) for c in PAIR_COUNTS}
+    keep = sums["n_pairs"] > 0
+    sums = {c: v[keep] for c, v in sums.items()}
+    first = rows[starts][keep]  # a row (of the doubled rows) of each group x clip
+    kept, group = np.unique(gid[first], return_inverse=True)
+    group, n_groups = group.reshape(-1), len(kept)
+    bounds = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
+    head = first[bounds]
+    out = pd.DataFrame({k: found[k][1][twice(found[k][0])[head]] for k in PAIR_KEYS})
+    out.loc[head < n_rows, "level"] = "*"
+    totals = {c: np.add.reduceat(v, bounds) for c, v in sums.items()}
+    for c in PAIR_COUNTS[:5]:
+        out[c] = totals[c]
+    only_a, only_b = np.split(sums["only_a"], bounds[1:]), np.split(sums["only_b"], bounds[1:])
+    out["mcnemar_p"] = [mcnemar_clustered(a, b) for a, b in zip(only_a, only_b)]
+    out["mcnemar_p_unclustered"] = [mcnemar_exact(int(a.sum()), int(b.sum())) for a, b in zip(only_a, only_b)]
+    k_of = np.bincount(group, minlength=n_groups)
+    one = k_of[group] == 1
+    g1 = group[one]
+    singles = (np.concatenate([g1, g1, g1]), np.repeat([1.0, -1.0, 0.0], len(g1)), np.zeros(3 * len(g1)),
+               np.concatenate([sums["only_a"][one], sums["only_b"][one], sums["both"][one] + sums["neither"][one]]))
+    iv = cluster_intervals(group, sums["n_pairs"].astype(float), (sums["only_a"] - sums["only_b"]).astype(float),
+                           np.zeros(len(group)), np.ones(n_groups, dtype=bool), singles, n_groups, n_boot=n_boot, seed=seed)
+    n = totals["n_pairs"]
+    out["diff"] = (totals["only_a"] - totals["only_b"]) / n
     out["diff_ci_low"], out["diff_ci_high"] = iv["accuracy_low"], iv["accuracy_high"]
-    out["accuracy_a"] = (sums["both"] + sums["only_a"]).to_numpy() / n
-    out["accuracy_b"] = (sums["both"] + sums["only_b"]).to_numpy() / n
-    out["chance_corrected_a"] = chance_corrected(out["accuracy_a"].to_numpy(), sums["chance_a_sum"].to_numpy() / n)
-    out["chance_corrected_b"] = chance_corrected(out["accuracy_b"].to_numpy(), sums["chance_b_sum"].to_numpy() / n)
-    return out.reset_index(drop=True)[PAIR_COLUMNS]
+    out["accuracy_a"] = (totals["both"] + totals["only_a"]) / n
+    out["accuracy_b"] = (totals["both"] + totals["only_b"]) / n
+    out["chance_corrected_a"] = chance_corrected(out["accuracy_a"].to_numpy(), totals["chance_a_sum"] / n)
+    out["chance_corrected_b"] = chance_corrected(out["accuracy_b"].to_numpy(), totals["chance_b_sum"] / n)
+    return out[PAIR_COLUMNS]
 
 
 def over_marking_from_partials(partials: pd.DataFrame) -> pd.DataFrame:
