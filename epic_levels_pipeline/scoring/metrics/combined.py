@@ -187,7 +187,8 @@ def over_marking_from_partials(partials: pd.DataFrame) -> pd.DataFrame:
     columns = ["responder", "model", "condition", "n_wrong", "n_wrong_over_marked", "share"]
     if not len(partials):
         return pd.DataFrame(columns=columns)
-    p = partials[_primary(partials)]
+    p = partials[partials["n_rule_wrong_4b"].to_numpy() > 0]  # the other rows add nothing (over-marked ones are wrong)
+    p = p[_primary(p)]
     g = p.groupby(["responder", "model", "condition"], sort=True)[["n_rule_wrong_4b", "n_over_marked_4b"]].sum()
     g = g[g["n_rule_wrong_4b"] > 0].reset_index()
     out = pd.DataFrame({"responder": g["responder"], "model": g["model"], "condition": g["condition"],

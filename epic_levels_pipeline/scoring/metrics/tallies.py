@@ -130,17 +130,23 @@ def cluster_intervals(pair_group: np.ndarray, pair_size: np.ndarray, pair_value:
                 chance[:, j] = chances[idx].mean(axis=1)
             finish(gs, acc, chance)
     # several clips: per-clip sums weighted by the draw counts of k clips (stats._draw_counts), one product per k
+    # (rows, values and, for pooled chance only, chances side by side); groups in blocks of bounded size
     first = np.concatenate(([0], np.cumsum(k_of)[:-1]))
     for k in np.unique(k_of[k_of > 1]):
         k = int(k)
         counts = _draw_counts(k, n_boot, np.random.default_rng(seed)).astype(float)
         gs_k = np.flatnonzero(k_of == k)
-        step = max(1, _BLOCK // k)
+        step = max(1, min(_BLOCK // k, _BLOCK // max(n_boot, 1)))
         for lo in range(0, len(gs_k), step):
             gs = gs_k[lo:lo + step]
             cells = first[gs][:, None] + np.arange(k)  # each group's clips in sorted order
-            drawn = counts @ pair_size[cells].T
-            finish(gs, (counts @ pair_value[cells].T) / drawn, (counts @ pair_chance[cells].T) / drawn)
+            pooled = ~one_chance[gs]
+            product = counts @ np.concatenate([pair_size[cells], pair_value[cells], pair_chance[cells[pooled]]]).T
+            m = len(gs)
+            drawn = product[:, :m]
+            boot_chance = np.full((n_boot, m), np.nan)
+            boot_chance[:, pooled] = product[:, 2 * m:] / drawn[:, pooled]
+            finish(gs, product[:, m:2 * m] / drawn, boot_chance)
     return out
 
 
