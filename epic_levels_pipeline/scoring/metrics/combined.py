@@ -66,6 +66,7 @@ def scores_from_partials(partials: pd.DataFrame, *, n_boot: int = 1000, seed: in
     clip, clips = codes(partials["clip_key"].astype(str))
     chance = partials["chance"].to_numpy(dtype=float)
     chance_code, chances = codes(chance)
+    chances = chances.to_numpy(dtype=float)
     count = {c: partials[c].to_numpy(dtype=np.int64) for c in SCORE_COUNTS}
     cell, first, n_cells = group_ids([c for c, _ in found], sizes)
     cell_keys = np.stack([c[first] for c, _ in found], axis=1)
@@ -85,8 +86,8 @@ def scores_from_partials(partials: pd.DataFrame, *, n_boot: int = 1000, seed: in
         n_groups = len(r.keys)
         valid = r.of_cell[:-1] >= 0
         sums = {c: np.bincount(r.of_cell[:-1][valid], weights=totals[c][valid], minlength=n_groups) for c in SUMS}
-        frame = {k: (np.full(n_groups, "*", dtype=object) if k in pooled or (k == "distractor_strategy" and "subtype" in pooled)
-                     else uniques[j][r.keys[:, j]]) for j, k in enumerate(SCORE_KEYS)}
+        frame = {k: (pd.Index(["*"]).repeat(n_groups) if k in pooled or (k == "distractor_strategy" and "subtype" in pooled)
+                     else uniques[j].take(r.keys[:, j])) for j, k in enumerate(SCORE_KEYS)}
         group, clip_of, chance_of, n_of, correct_of = r.rows
         starts = np.flatnonzero(np.concatenate(([True], (group[1:] != group[:-1]) | (clip_of[1:] != clip_of[:-1])))) \
             if len(group) else np.zeros(0, dtype=np.int64)
@@ -94,11 +95,11 @@ def scores_from_partials(partials: pd.DataFrame, *, n_boot: int = 1000, seed: in
         if len(starts):
             pairs.append((pair_group + offset, np.add.reduceat(n_of, starts).astype(float),
                           np.add.reduceat(correct_of, starts).astype(float),
-                          np.add.reduceat(chances[chance_of].astype(float) * n_of, starts)))
+                          np.add.reduceat(chances[chance_of] * n_of, starts)))
         one_chance.append(distinct_per_group(group, chance_of, len(chances), n_groups) == 1)
         k_of = np.bincount(pair_group, minlength=n_groups)
         one = k_of[group] == 1
-        ch = chances[chance_of[one]].astype(float)
+        ch = chances[chance_of[one]]
         singles.append((np.concatenate([group[one], group[one]]) + offset, np.repeat([1.0, 0.0], one.sum()),
                         np.concatenate([ch, ch]), np.concatenate([correct_of[one], n_of[one] - correct_of[one]])))
         groups.append(pd.DataFrame({**frame, **{c: sums[c] for c in SUMS}, "n_clips": k_of}))
@@ -157,7 +158,7 @@ def paired_from_partials(partials: pd.DataFrame, *, n_boot: int = 1000, seed: in
     group, n_groups = group.reshape(-1), len(kept)
     bounds = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
     head = first[bounds]
-    out = pd.DataFrame({k: found[k][1][twice(found[k][0])[head]] for k in PAIR_KEYS})
+    out = pd.DataFrame({k: found[k][1].take(twice(found[k][0])[head]) for k in PAIR_KEYS})
     out.loc[head < n_rows, "level"] = "*"
     totals = {c: np.add.reduceat(v, bounds) for c, v in sums.items()}
     for c in PAIR_COUNTS[:5]:

@@ -19,11 +19,11 @@ _KEY_LIMIT = 2 ** 62  # a combined integer key stays below this (int64)
 _BLOCK = 1 << 22  # draw-count products are done for at most this many (clip, group) cells at a time
 
 
-def codes(values) -> tuple[np.ndarray, np.ndarray]:
+def codes(values) -> tuple[np.ndarray, pd.Index]:
     """Integer codes of ``values`` (0 … n − 1, in sorted order of the values; a missing value is a value,
-    sorted last, as in ``groupby(sort=True, dropna=False)``) and the values they stand for."""
+    sorted last, as in ``groupby(sort=True, dropna=False)``) and the values they stand for (their dtype kept)."""
     found, uniques = pd.factorize(values, sort=True, use_na_sentinel=False)
-    return found.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
+    return found.astype(np.int64, copy=False), pd.Index(uniques)
 
 
 def combined_key(columns, sizes) -> tuple[np.ndarray, int]:
