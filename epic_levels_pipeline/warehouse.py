@@ -132,9 +132,10 @@ def write_parquets(outputs: list[tuple[pd.DataFrame | pa.Table, Path]], name: st
 def _read_file(path: Path) -> pa.Table:
     """One file's table, as ``pq.read_table(path)`` gives it (schema and metadata included), through
     ``pq.ParquetFile``: without building a dataset per file, a third of the time on a clip-sized file (reading
-    thousands of clip files is most of a cross-clip table's cost)."""
+    thousands of clip files is most of a cross-clip table's cost); a clip-sized file is decoded in this
+    thread (a thread pool per file costs more than its few rows)."""
     with pq.ParquetFile(path) as file:
-        return file.read()
+        return file.read(use_threads=file.metadata.num_rows > SMALL_FILE_ROWS)
 
 
 def read_parquet(paths: list[Path]) -> pd.DataFrame:
