@@ -3,121 +3,36 @@ the tables of every verdict, :mod:`.tables`)."""
 
 from __future__ import annotations
 
-import itertools
 import json
 
 import numpy as np
 import pandas as pd
 
-from ...bank.subtypes import is_primary
-from .clip_partials import PAIR_COUNTS, PAIR_KEYS, PRESENCE_KEYS, SCORE_COUNTS, SCORE_KEYS, _empty, _primary
+from .clip_partials import PAIR_COUNTS, PAIR_KEYS, PRESENCE_KEYS, SCORE_COUNTS, _empty, _primary
+from .rollups import score_groups
 from .stats import chance_corrected, mcnemar_clustered, mcnemar_exact
-from .tables import PAIR_COLUMNS, PRIOR_COLUMNS, PRIOR_KEYS, PRIORS, ROLLUP, SCORE_COLUMNS, shortcut_audit_from_accuracy
-from .tallies import (cluster_intervals, codes, combined_key, distinct_per_group, group_ids, sorted_runs,
-                      tally_intervals)
-
-
-ROLLUPS = list(itertools.chain.from_iterable(itertools.combinations(ROLLUP, k) for k in range(len(ROLLUP) + 1)))
-SUMS = SCORE_COUNTS + ["c_sum", "strict_c_sum"]
-
-
-def _aggregate(group, clip, chance, n, correct, sizes) -> tuple:
-    """Rows summed per (group, clip, chance code), sorted by them (``sizes``: how many of each)."""
-    if not len(group):
-        return group, clip, chance, n, correct
-    order, starts = sorted_runs(combined_key([group, clip, chance], sizes)[0])
-    return (group[order][starts], clip[order][starts], chance[order][starts], np.add.reduceat(n[order], starts),
-            np.add.reduceat(correct[order], starts))
-
-
-class _Rollup:
-    """One roll-up's groups: their key codes (a pooled column holds 0), the group of each cell (−1: left out)
-    and the counted rows per group × clip × chance (sorted)."""
-
-    def __init__(self, pooled: tuple, keys: np.ndarray, of_cell: np.ndarray, rows: tuple):
-        self.pooled, self.keys, self.of_cell, self.rows = pooled, keys, of_cell, rows
-
-    def child(self, name: str, primary: np.ndarray, sizes: list[int], n_clips: int, n_chances: int) -> "_Rollup":
-        """This roll-up with ``name`` pooled too (subtype pools its strategy and keeps primary groups only)."""
-        pooled = [SCORE_KEYS.index(name)] + ([SCORE_KEYS.index("distractor_strategy")] if name == "subtype" else [])
-        keep = primary[self.keys[:, 4], self.keys[:, 5]] if name == "subtype" else np.ones(len(self.keys), dtype=bool)
-        keys = self.keys[keep].copy()
-        keys[:, pooled] = 0
-        ids, first, n_groups = group_ids(keys.T, sizes)
-        to_child = np.full(len(self.keys) + 1, -1, dtype=np.int64)  # the last entry: left-out cells stay left out
-        to_child[np.flatnonzero(keep)] = ids
-        group, clip, chance, n, correct = self.rows
-        g = to_child[group]
-        m = g >= 0
-        rows = _aggregate(g[m], clip[m], chance[m], n[m], correct[m], [n_groups, n_clips, n_chances])
-        return _Rollup(self.pooled + (name,), keys[first], to_child[self.of_cell], rows)
+from .tables import PAIR_COLUMNS, PRIOR_COLUMNS, PRIOR_KEYS, PRIORS, SCORE_COLUMNS, shortcut_audit_from_accuracy
+from .tallies import cluster_intervals, codes, combined_key, group_ids, sorted_runs, tally_intervals
 
 
 def scores_from_partials(partials: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """:func:`.tables.scores` from ``score_partials``: the same groups, roll-ups, order and columns.
 
-    Every key column is factorized once (codes in sorted order); a roll-up's groups are numbered by their codes
-    and its per-clip rows are summed from its parent's (the roll-up with one pooled column fewer), so each
-    roll-up costs one sort of rows already summed; the group totals are sums of the cells' totals."""
+    The groups, their totals and intervals: :func:`.rollups.score_groups` (integer codes, each roll-up summed
+    from its parent's)."""
     if not len(partials):
         return pd.DataFrame(columns=SCORE_COLUMNS)
-    found = [codes(partials[k]) for k in SCORE_KEYS]
-    uniques, sizes = [u for _, u in found], [len(u) for _, u in found]
-    clip, clips = codes(partials["clip_key"].astype(str))
-    chance = partials["chance"].to_numpy(dtype=float)
-    chance_code, chances = codes(chance)
-    chances = chances.to_numpy(dtype=float)
-    count = {c: partials[c].to_numpy(dtype=np.int64) for c in SCORE_COUNTS}
-    cell, first, n_cells = group_ids([c for c, _ in found], sizes)
-    cell_keys = np.stack([c[first] for c, _ in found], axis=1)
-    totals = {c: np.bincount(cell, weights=count[c], minlength=n_cells) for c in SCORE_COUNTS}
-    n, strict_n = count["n"], count["n"] + count["n_undecided"]
-    totals["c_sum"] = np.bincount(cell, weights=np.where(n > 0, chance * n, 0.0), minlength=n_cells)
-    totals["strict_c_sum"] = np.bincount(cell, weights=np.where(strict_n > 0, chance * strict_n, 0.0), minlength=n_cells)
-    primary = np.array([[is_primary(a, b) for b in uniques[5]] for a in uniques[4]], dtype=bool).reshape(sizes[4], sizes[5])
-    live = n > 0
-    dims = [n_cells, len(clips), len(chances)]
-    done = {(): _Rollup((), cell_keys, np.append(np.arange(n_cells), -1),
-                        _aggregate(cell[live], clip[live], chance_code[live], n[live], count["correct"][live], dims))}
-    groups, pairs, one_chance, singles, offset = [], [], [], [], 0
-    for pooled in ROLLUPS:
-        r = done[pooled] if not pooled else done[pooled[:-1]].child(pooled[-1], primary, sizes, len(clips), len(chances))
-        done[pooled] = r
-        n_groups = len(r.keys)
-        valid = r.of_cell[:-1] >= 0
-        sums = {c: np.bincount(r.of_cell[:-1][valid], weights=totals[c][valid], minlength=n_groups) for c in SUMS}
-        frame = {k: (pd.Index(["*"]).repeat(n_groups) if k in pooled or (k == "distractor_strategy" and "subtype" in pooled)
-                     else uniques[j].take(r.keys[:, j])) for j, k in enumerate(SCORE_KEYS)}
-        group, clip_of, chance_of, n_of, correct_of = r.rows
-        starts = np.flatnonzero(np.concatenate(([True], (group[1:] != group[:-1]) | (clip_of[1:] != clip_of[:-1])))) \
-            if len(group) else np.zeros(0, dtype=np.int64)
-        pair_group = group[starts]
-        if len(starts):
-            pairs.append((pair_group + offset, np.add.reduceat(n_of, starts).astype(float),
-                          np.add.reduceat(correct_of, starts).astype(float),
-                          np.add.reduceat(chances[chance_of] * n_of, starts)))
-        one_chance.append(distinct_per_group(group, chance_of, len(chances), n_groups) == 1)
-        k_of = np.bincount(pair_group, minlength=n_groups)
-        one = k_of[group] == 1
-        ch = chances[chance_of[one]]
-        singles.append((np.concatenate([group[one], group[one]]) + offset, np.repeat([1.0, 0.0], one.sum()),
-                        np.concatenate([ch, ch]), np.concatenate([correct_of[one], n_of[one] - correct_of[one]])))
-        groups.append(pd.DataFrame({**frame, **{c: sums[c] for c in SUMS}, "n_clips": k_of}))
-        offset += n_groups
-    pairs = [np.concatenate(a) for a in zip(*pairs)] if pairs else [np.zeros(0, dtype=np.int64)] + [np.zeros(0)] * 3
-    iv = cluster_intervals(*pairs, np.concatenate(one_chance), [np.concatenate(a) for a in zip(*singles)], offset,
-                           n_boot=n_boot, seed=seed)
-    out = pd.concat(groups, ignore_index=True)
-    n = out["n"].to_numpy().astype(np.int64)
-    sn = (out["n"] + out["n_undecided"]).to_numpy().astype(np.int64)
-    strict_correct = (out["correct"] + out["correct_undecided"]).to_numpy().astype(np.int64)
+    out, iv = score_groups(partials, n_boot=n_boot, seed=seed)
+    for c in SCORE_COUNTS + ["n_clips"]:
+        out[c] = out[c].to_numpy().astype(np.int64)
+    n, correct = out["n"].to_numpy(), out["correct"].to_numpy()
+    sn = n + out["n_undecided"].to_numpy()
+    strict_correct = correct + out["correct_undecided"].to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
-        acc = np.where(n > 0, out["correct"].to_numpy().astype(np.int64) / np.where(n > 0, n, 1), np.nan)
+        acc = np.where(n > 0, correct / np.where(n > 0, n, 1), np.nan)
         chance = np.where(n > 0, out["c_sum"].to_numpy() / np.where(n > 0, n, 1), np.nan)
         strict = np.where(sn > 0, strict_correct / np.where(sn > 0, sn, 1), np.nan)
         strict_chance = np.where(sn > 0, out["strict_c_sum"].to_numpy() / np.where(sn > 0, sn, 1), np.nan)
-    for c in SCORE_COUNTS:
-        out[c] = out[c].to_numpy().astype(np.int64)
     out["accuracy"] = acc
     out["chance"] = chance
     out["chance_corrected"] = np.where(n > 0, chance_corrected(acc, chance), np.nan)
@@ -125,7 +40,6 @@ def scores_from_partials(partials: pd.DataFrame, *, n_boot: int = 1000, seed: in
     out["accuracy_ci_low"], out["accuracy_ci_high"] = iv["accuracy_low"], iv["accuracy_high"]
     out["accuracy_strict"] = strict
     out["chance_corrected_strict"] = np.where(sn > 0, chance_corrected(strict, strict_chance), np.nan)
-    out["n_clips"] = out["n_clips"].to_numpy().astype(np.int64)
     return out[SCORE_COLUMNS]
 
 

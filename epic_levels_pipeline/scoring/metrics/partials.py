@@ -32,6 +32,11 @@ their intervals agree to rounding (1e-12 in the tests), not bit for bit.
 
 The draws of a clip-clustered bootstrap depend only on the number of clips, so groups of the same size
 share one draw matrix here (one matrix product for all of them) instead of drawing per group.
+
+Where it is (every name imports from here): the per-clip reducers and :func:`combine` in :mod:`.clip_partials`;
+the cross-clip tables in :mod:`.combined`, the roll-ups of ``scores`` in :mod:`.rollups` and the intervals in
+:mod:`.tallies` — on integer codes (key columns factorized once, in sorted order) and numpy, so the combine
+costs sorts and sums of the partial rows, and one matrix product per number of clips, never a frame per roll-up.
 """
 
 from __future__ import annotations
