@@ -73,6 +73,8 @@ def score_groups(partials: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -
     chances = chances.to_numpy(dtype=float)
     count = {c: partials[c].to_numpy(dtype=np.int64) for c in SCORE_COUNTS}
     cell, first, n_cells = group_ids([c for c, _ in found], sizes)
+    cell_keys = np.stack([c[first] for c, _ in found], axis=1)
+    del found  # the rows' key codes: each row is its cell now
     totals = {c: np.bincount(cell, weights=count[c], minlength=n_cells) for c in SCORE_COUNTS}
     n, strict_n = count["n"], count["n"] + count["n_undecided"]
     totals["c_sum"] = np.bincount(cell, weights=np.where(n > 0, chance * n, 0.0), minlength=n_cells)
@@ -81,8 +83,9 @@ def score_groups(partials: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -
                        dtype=bool).reshape(sizes[SUBTYPE], sizes[STRATEGY])
     live = n > 0
     dims = [n_cells, len(clips), len(chances)]
-    made = {(): Rollup((), np.stack([c[first] for c, _ in found], axis=1), np.append(np.arange(n_cells), -1),
+    made = {(): Rollup((), cell_keys, np.append(np.arange(n_cells), -1),
                        _aggregate((cell[live], clip[live], chance_code[live], n[live], count["correct"][live]), dims))}
+    del cell, clip, chance_code, live, count
     children = {pooled: sum(r[:-1] == pooled for r in ROLLUPS if r) for pooled in ROLLUPS}
     frames, pairs, one_chance, singles, offset = [], [], [], [], 0
     for pooled in ROLLUPS:
@@ -101,9 +104,10 @@ def score_groups(partials: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -
         group, clip_of, chance_of, n_of, correct_of = r.rows
         starts = np.flatnonzero(np.concatenate(([True], (group[1:] != group[:-1]) | (clip_of[1:] != clip_of[:-1]))))
         starts = starts[starts < len(group)]
-        if len(starts):  # per group × clip: rows, correct ones, chance sum
-            pairs.append((group[starts] + offset, np.add.reduceat(n_of, starts).astype(float),
-                          np.add.reduceat(correct_of, starts).astype(float), np.add.reduceat(chances[chance_of] * n_of, starts)))
+        if len(starts):  # per group × clip: rows, correct ones (int32: the cells of every group are many), chance sum
+            pairs.append(((group[starts] + offset).astype(np.int32), np.add.reduceat(n_of, starts).astype(np.int32),
+                          np.add.reduceat(correct_of, starts).astype(np.int32),
+                          np.add.reduceat(chances[chance_of] * n_of, starts)))
         one_chance.append(distinct_per_group(group, chance_of, len(chances), n_groups) == 1)
         frame["n_clips"] = k_of = np.bincount(group[starts], minlength=n_groups)
         one = k_of[group] == 1  # the rows of groups of one clip: their value counts
@@ -112,7 +116,7 @@ def score_groups(partials: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -
                         np.concatenate([ch, ch]), np.concatenate([correct_of[one], n_of[one] - correct_of[one]])))
         frames.append(pd.DataFrame(frame))
         offset += n_groups
-    pairs = [np.concatenate(a) for a in zip(*pairs)] if pairs else [np.zeros(0, dtype=np.int64)] + [np.zeros(0)] * 3
+    pairs = [np.concatenate(a) for a in zip(*pairs)] if pairs else [np.zeros(0, dtype=np.int32)] * 3 + [np.zeros(0)]
     intervals = cluster_intervals(*pairs, np.concatenate(one_chance), [np.concatenate(a) for a in zip(*singles)],
                                   offset, n_boot=n_boot, seed=seed)
     return pd.concat(frames, ignore_index=True), intervals
