@@ -11,8 +11,8 @@ What it does (say so when quoting its figures):
    as one Parquet per clip per table in a TableStore (each of its declared schema, as the IO manager writes
    it; with ``--store DIR`` under ``DIR/<N>``, kept and reused by a later run); then, in a fresh process, the combine as the cross-clip
    assets run it (read every clip's partial files, combine scores, paired comparisons, over-marking, shortcut
-   audit and the judge sample). Prints its wall time per table (reading: per partial table), the process's
-   peak resident memory after reading and at the end.
+   audit and the judge sample). Prints its wall time per table (reading: per partial table; the clustered
+   McNemar p-values of paired_comparisons apart), the process's peak resident memory after reading and at the end.
 
 This is the part of "one changed row -> fresh cross-clip tables" that grows with the number of clips; the
 changed clip's own steps do not (see ``epic_levels_pipeline_tests/defs/test_incremental_scores.py``).
@@ -53,6 +53,18 @@ def combine(store_root: str) -> None:
         reads[name.removesuffix("_partials")] = time.perf_counter() - t
     timings["read partials"] = time.perf_counter() - t0
     read_peak = _peak_mib()
+    # the clustered McNemar p of each paired group (stats.mcnemar_clustered, as in the reference tables), timed apart
+    home = sys.modules[P.paired_from_partials.__module__]
+    mcnemar, mcnemar_s = home.mcnemar_clustered, [0.0]
+
+    def timed(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return mcnemar(*args, **kwargs)
+        finally:
+            mcnemar_s[0] += time.perf_counter() - t
+
+    home.mcnemar_clustered = timed
     steps = {
         "scores": lambda: P.scores_from_partials(tables["score_partials"]),
         "paired_comparisons": lambda: P.paired_from_partials(tables["pair_partials"]),
@@ -70,7 +82,8 @@ def combine(store_root: str) -> None:
     print(f"  {clips} clips, {len(tables['score_partials'])} score_partials rows: combine {total:.1f} s ("
           + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
           + f"); peak RSS {_peak_mib():.0f} MiB ({read_peak:.0f} MiB after reading)", flush=True)
-    print("  read per table: " + ", ".join(f"{k} {v:.1f} s" for k, v in reads.items()), flush=True)
+    print("  read per table: " + ", ".join(f"{k} {v:.1f} s" for k, v in reads.items())
+          + f"; paired_comparisons' clustered McNemar p-values {mcnemar_s[0]:.1f} s", flush=True)
 
 
 def synthesize(root: Path, keys: list[str], clips: list[str], real: dict) -> None:
