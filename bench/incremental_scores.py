@@ -8,14 +8,16 @@ What it does (say so when quoting its figures):
    ``score_partials`` / ``pair_partials`` / ``prior_partials`` / ``presence_partials`` / ``judge_partials``.
 3. For each count N asked for: N staged window keys (spread evenly over the manifest) each get the partials of
    one bundled clip (round robin, clip_key replaced) — SYNTHESIZED partials, not those windows' own — written
-   as one Parquet per clip per table in a TableStore; then, in a fresh process, the combine as the cross-clip
+   as one Parquet per clip per table in a TableStore (each of its declared schema, as the IO manager writes
+   it; with ``--store DIR`` under ``DIR/<N>``, kept and reused by a later run); then, in a fresh process, the combine as the cross-clip
    assets run it (read every clip's partial files, combine scores, paired comparisons, over-marking, shortcut
-   audit and the judge sample). Prints its wall time per table and the process's peak resident memory.
+   audit and the judge sample). Prints its wall time per table (reading: per partial table; the clustered
+   McNemar p-values of paired_comparisons apart), the process's peak resident memory after reading and at the end.
 
 This is the part of "one changed row -> fresh cross-clip tables" that grows with the number of clips; the
 changed clip's own steps do not (see ``epic_levels_pipeline_tests/defs/test_incremental_scores.py``).
 
-    python bench/incremental_scores.py 100 300 [--source ../shared/data]
+    python bench/incremental_scores.py 100 300 [--source ../shared/data] [--store /tmp/partials]
 """
 
 from __future__ import annotations
@@ -36,12 +38,33 @@ from epic_levels_pipeline.warehouse import TableStore, read_parquet, write_parqu
 STAGED = ROOT.parent / "shared" / "data"
 
 
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def combine(store_root: str) -> None:
     store = TableStore(Path(store_root))
-    timings = {}
+    timings, reads = {}, {}
     t0 = time.perf_counter()
-    tables = {name: read_parquet(store.partition_files(name)) for name in P.PARTIAL_COLUMNS}
+    tables = {}
+    for name in P.PARTIAL_COLUMNS:
+        t = time.perf_counter()
+        tables[name] = read_parquet(store.partition_files(name))
+        reads[name.removesuffix("_partials")] = time.perf_counter() - t
     timings["read partials"] = time.perf_counter() - t0
+    read_peak = _peak_mib()
+    # the clustered McNemar p of each paired group (stats.mcnemar_clustered, as in the reference tables), timed apart
+    home = sys.modules[P.paired_from_partials.__module__]
+    mcnemar, mcnemar_s = home.mcnemar_clustered, [0.0]
+
+    def timed(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return mcnemar(*args, **kwargs)
+        finally:
+            mcnemar_s[0] += time.perf_counter() - t
+
+    home.mcnemar_clustered = timed
     steps = {
         "scores": lambda: P.scores_from_partials(tables["score_partials"]),
         "paired_comparisons": lambda: P.paired_from_partials(tables["pair_partials"]),
@@ -58,22 +81,26 @@ def combine(store_root: str) -> None:
     clips = tables["score_partials"]["clip_key"].nunique()
     print(f"  {clips} clips, {len(tables['score_partials'])} score_partials rows: combine {total:.1f} s ("
           + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
-          + f"); peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB", flush=True)
+          + f"); peak RSS {_peak_mib():.0f} MiB ({read_peak:.0f} MiB after reading)", flush=True)
+    print("  read per table: " + ", ".join(f"{k} {v:.1f} s" for k, v in reads.items())
+          + f"; paired_comparisons' clustered McNemar p-values {mcnemar_s[0]:.1f} s", flush=True)
 
 
-def main(counts: list[int], source: Path = STAGED) -> None:
+def synthesize(root: Path, keys: list[str], clips: list[str], real: dict) -> None:
+    """Clip ``i``'s partial files: those of bundled clip ``i mod len(clips)`` with its clip_key, each file of
+    its table's declared schema (as the IO manager writes them)."""
+    store = TableStore(root)
+    for i, key in enumerate(keys):
+        for name, frame in real[clips[i % len(clips)]].items():
+            write_parquet(frame.assign(clip_key=key), store.path(name, key), name)
+
+
+def bundled_partials() -> tuple[list[str], dict]:
+    """The bundled clips through the core (offline responders) and each clip's partial tables."""
     from epic_levels_pipeline.annotations.catalogue import build_catalogue
-    from epic_levels_pipeline.annotations.clips import all_windows
     from epic_levels_pipeline.annotations.readers import load_annotations
     from epic_levels_pipeline_tests.conftest import offline_tables
 
-    staged = load_annotations(source)
-    windows = []
-    for dataset in ("epic_sounds", "hd_epic"):
-        found = all_windows(staged, dataset)
-        print(f"staged windows, {dataset}: {len(found)}")
-        windows += found
-    print(f"staged windows: {len(windows)}")
     ann = load_annotations(ROOT / "data" / "annotations")
     t = time.perf_counter()
     core = offline_tables(ann, build_catalogue(ann))
@@ -86,15 +113,34 @@ def main(counts: list[int], source: Path = STAGED) -> None:
                    "prior_partials": P.prior_partials(pick(q), pick(it)), "presence_partials": P.presence_partials(pick(q)),
                    "judge_partials": P.judge_partials(pick(v), pick(it))}
     print(f"real partials of {len(clips)} bundled clips in {time.perf_counter() - t:.1f} s")
+    return clips, real
+
+
+def main(counts: list[int], source: Path = STAGED, keep: Path | None = None) -> None:
+    from epic_levels_pipeline.annotations.clips import all_windows
+    from epic_levels_pipeline.annotations.readers import load_annotations
+
+    staged = load_annotations(source)
+    windows = []
+    for dataset in ("epic_sounds", "hd_epic"):
+        found = all_windows(staged, dataset)
+        print(f"staged windows, {dataset}: {len(found)}")
+        windows += found
+    print(f"staged windows: {len(windows)}")
+    bundled = None
     for n in counts:
         keys = [windows[round(i * (len(windows) - 1) / max(n - 1, 1))].key for i in range(n)]
         with tempfile.TemporaryDirectory() as tmp:
-            store = TableStore(Path(tmp))
-            for i, key in enumerate(keys):
-                for name, frame in real[clips[i % len(clips)]].items():
-                    write_parquet(frame.assign(clip_key=key), store.path(name, key))
-            print(f"{n} windows (synthesized partials):", flush=True)
-            subprocess.run([sys.executable, __file__, "--combine", tmp], check=True)
+            root = Path(tmp) if keep is None else keep / str(n)
+            done = root / ".synthesized"
+            if not done.exists():
+                bundled = bundled or bundled_partials()
+                t = time.perf_counter()
+                synthesize(root, keys, *bundled)
+                done.write_text(f"{n}\n")
+                print(f"{n} windows: partial files written in {time.perf_counter() - t:.1f} s")
+            print(f"{n} windows (synthesized partials{', kept in ' + str(root) if keep else ''}):", flush=True)
+            subprocess.run([sys.executable, __file__, "--combine", str(root)], check=True)
 
 
 if __name__ == "__main__":
@@ -106,5 +152,7 @@ if __name__ == "__main__":
         ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         ap.add_argument("counts", nargs="*", type=int, default=[100, 300], help="windows to combine (each a run)")
         ap.add_argument("--source", type=Path, default=STAGED, help="the staged annotation files")
+        ap.add_argument("--store", type=Path, default=None,
+                        help="keep each count's partial files under STORE/<N> (reused when there: no synthesis)")
         args = ap.parse_args()
-        main(args.counts, args.source)
+        main(args.counts, args.source, args.store)

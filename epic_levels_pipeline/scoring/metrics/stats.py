@@ -242,12 +242,16 @@ def mcnemar_clustered(only_a, only_b) -> float:
     if len(sizes) == 1:  # T / m = (leaning to A) - (leaning to B): a binomial, exactly
         return mcnemar_exact(int((d > 0).sum()), int((d < 0).sum()))
     # distribution of sum(s_i |d_i|) on the integers -S..S, built one group of equal |d_i| at a time,
-    # largest group first so the long convolutions are with short kernels
+    # largest group first so the long convolutions are with short kernels. A group's kernel is Bin(k, 1/2) on
+    # every (2m)-th place (s = m(2j - k), j clips of this size signed +): the convolution adds its k + 1 shifted,
+    # weighted copies of the distribution instead of multiplying by all 2mk + 1 places (the same sums of
+    # non-negative terms without the zeros; the place of clips with many pairs made the full kernel long)
     dist = np.ones(1)
     for m, k in sorted(zip(sizes.tolist(), counts.tolist()), key=lambda g: -g[1]):
-        kernel = np.zeros(2 * m * k + 1)
-        kernel[:: 2 * m] = _binomial_half_pmf(k)  # s = m(2j - k), j clips of this size signed +
-        dist = np.convolve(dist, kernel)
+        out = np.zeros(len(dist) + 2 * m * k)
+        for j, weight in enumerate(_binomial_half_pmf(k)):
+            out[2 * m * j: 2 * m * j + len(dist)] += weight * dist
+        dist = out
     half = (len(dist) - 1) // 2
     t = np.abs(np.arange(-half, half + 1))
     return min(1.0, math.fsum(dist[t >= observed]))
