@@ -40,6 +40,8 @@ class Table:
         self.note = note
         self.position = {v: i for i, v in enumerate(values)}
         self.freq = np.array([frequency.get(v, 0) for v in values], dtype=np.int64)
+        # each entity's code in the pools of this table (:attr:`.candidates.Pool.codes`): its value's position
+        self.codes = np.array([self.position[v] for v in values], dtype=np.int64)
 
 
 def tables(cat) -> dict[str, Table]:
@@ -111,7 +113,7 @@ def _of_table(table: Table, positions: np.ndarray, strategy: str, present: bool 
     """The pool of a table's entities at ``positions`` (catalogue positions, described by catalogue position)."""
     positions = np.asarray(positions, dtype=np.int64)
     return Pool(strategy, table.values[positions], table.freq[positions], positions, table.rows.__getitem__,
-                note_of or (lambda i: table.note), present, texts)
+                note_of or (lambda i: table.note), present, texts, table.codes[positions], table.position.get)
 
 
 def _window_labels(view: ClipView) -> set:
@@ -145,7 +147,8 @@ def _absent_objects(view: ClipView, t: Table, first_note: str) -> Pool:
     listed = same if len(same) >= 12 else np.concatenate([same, np.flatnonzero(mask)])
     first = len(same)
     return Pool("absent_from_clip", t.values[listed], t.freq[listed], np.arange(len(listed), dtype=np.int64),
-                lambda a: t.rows[listed[a]], lambda a: first_note if a < first else t.note, False, absent_texts(view))
+                lambda a: t.rows[listed[a]], lambda a: first_note if a < first else t.note, False, absent_texts(view),
+                t.codes[listed], t.position.get)
 
 
 def _absent_base(view: ClipView, kind: str) -> Pool | None:
