@@ -101,9 +101,33 @@ class Pool:
 
 @dataclass(frozen=True)
 class Drawn:
-    """A strategy's draw for one draft: candidates (the chosen ones first), how many the strategy offered,
-    and why no option set could be drawn ("" when one was)."""
+    """A strategy's draw for one draft: its candidates as columns, position by position, the chosen ones
+    first (``values``, ``texts``, ``present``; ``rows`` and ``notes``: what describes each), how many the
+    strategy offered, and why no option set could be drawn ("" when one was). Only the candidates that
+    become options are made (:meth:`candidate`); the pool table reads the columns."""
 
-    candidates: list[Candidate]
+    strategy: str
+    values: tuple[str, ...]
+    texts: tuple[str, ...]
+    present: tuple[bool | None, ...]
+    rows: tuple[tuple[str, ...], ...]
+    notes: tuple[str, ...]
     offered: int
     shortfall: str = ""
+
+    @classmethod
+    def none(cls, strategy: str, offered: int, shortfall: str) -> "Drawn":
+        """No candidates drawn, and why."""
+        return cls(strategy, (), (), (), (), (), offered, shortfall)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def candidate(self, i: int) -> Candidate:
+        """The ``i``-th candidate drawn as a :class:`Candidate`."""
+        return Candidate(self.values[i], self.texts[i], self.strategy, self.present[i], self.rows[i], self.notes[i])
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        """Every candidate drawn, the chosen ones first."""
+        return [self.candidate(i) for i in range(len(self))]

@@ -34,25 +34,23 @@ class PoolColumns:
         self.clip_key = clip_key
         self.cells: dict[str, list] = {c: [] for c in POOL_COLUMNS}
 
-    def add(self, qid: str, subtype: str, strategy: str, candidates: list, chosen_values: set[str], answer,
-            offered: int) -> None:
-        """One pool: its distractor candidates (``chosen`` when their value is one of ``chosen_values``), then
-        the answer (always chosen)."""
-        k = len(candidates) + 1
-        everyone = [*candidates, answer]
+    def add(self, qid: str, subtype: str, strategy: str, drawn, chosen_values: set[str], answer) -> None:
+        """One pool: the distractor candidates of a :class:`.candidates.Drawn` (``chosen`` when their value is
+        one of ``chosen_values``), then the answer (always chosen)."""
+        k = len(drawn) + 1
         c = self.cells
         c["clip_key"] += [self.clip_key] * k
         c["question_id"] += [qid] * k
         c["subtype"] += [subtype] * k
         c["distractor_strategy"] += [strategy] * k
-        c["value"] += [x.value for x in everyone]
-        c["text"] += [x.text for x in everyone]
+        c["value"] += [*drawn.values, answer.value]
+        c["text"] += [*drawn.texts, answer.text]
         c["role"] += ["distractor"] * (k - 1) + ["answer"]
-        c["present"] += [x.present for x in everyone]
-        c["rows"] += [list(x.rows) for x in everyone]
-        c["note"] += [x.note for x in everyone]
-        c["chosen"] += [x.value in chosen_values for x in candidates] + [True]
-        c["offered"] += [offered] * k
+        c["present"] += [*drawn.present, answer.present]
+        c["rows"] += [*map(list, drawn.rows), list(answer.rows)]
+        c["note"] += [*drawn.notes, answer.note]
+        c["chosen"] += [v in chosen_values for v in drawn.values] + [True]
+        c["offered"] += [drawn.offered] * k
 
     def table(self) -> pa.Table:
         return schemas.from_columns("distractor_pools", self.cells)
