@@ -14,7 +14,7 @@ pool is its base less the key and the draft's exclusions (:meth:`.candidates.Poo
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -30,13 +30,14 @@ STRATEGIES = ("absent_from_clip", "same_clip_other_moments", "shares_objects", "
 
 class Table:
     """One kind's catalogue entities as arrays, in catalogue order, built once per catalogue: values (an
-    object array), their corpus frequencies, the rows justifying each, the note of an absent one, and what
-    decides presence (``keys``: noun classes; ``codes`` / ``nouns``: action pairs; ``objects``: the objects
-    an activity's span moves; ``classes``: an object's noun class), each looked up by key in ``by_*``."""
+    object array), their corpus frequencies, the rows justifying each (a tuple each), the note of an absent
+    one, and what decides presence (``keys``: noun classes; ``codes`` / ``nouns``: action pairs;
+    ``objects``: the objects an activity's span moves; ``classes``: an object's noun class), each looked up
+    by key in ``by_*``."""
 
-    def __init__(self, values: list[str], rows: list[list[str]], frequency: dict[str, int], note: str):
+    def __init__(self, values: list[str], rows: list[Sequence[str]], frequency: dict[str, int], note: str):
         self.values = np.array(values, dtype=object)
-        self.rows = rows
+        self.rows = [tuple(r) for r in rows]  # (immutable: a draw hands them on as they are)
         self.note = note
         self.position = {v: i for i, v in enumerate(values)}
         self.freq = np.array([frequency.get(v, 0) for v in values], dtype=np.int64)

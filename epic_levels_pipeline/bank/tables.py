@@ -63,7 +63,7 @@ class PoolColumns:
         c["text"] += [*drawn.texts, answer.text]
         c["role"] += ["distractor"] * (k - 1) + ["answer"]
         c["present"] += [*drawn.present, answer.present]
-        c["rows"] += [*map(list, drawn.rows), list(answer.rows)]
+        c["rows"] += [*drawn.rows, answer.rows]  # (tuples: Arrow reads any sequence as a list cell)
         c["note"] += [*drawn.notes, answer.note]
         c["chosen"] += [v in chosen_values for v in drawn.values] + [True]
         c["offered"] += [drawn.offered] * k
