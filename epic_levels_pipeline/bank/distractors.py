@@ -24,6 +24,8 @@ RULES = ("exchangeable", "uniform_rank", "uniform")
 # holds at its moments): under the ``exchangeable`` rule they draw uniformly, the subtype's other answers first.
 EXCHANGEABLE = ("same_clip_other_moments",)
 N_DISTRACTORS = 3
+# A ranked draw's sides: the candidates more, as and less frequent than the key
+_SIDES = {"higher": np.greater, "equal": np.equal, "lower": np.less}
 
 
 def pool(strategy: str, view: ClipView, draft, rng: np.random.Generator | None = None, limit: int = 12,
@@ -82,8 +84,16 @@ def pool(strategy: str, view: ClipView, draft, rng: np.random.Generator | None =
     order = rng.permutation(n) if rng is not None else np.arange(n)
     if ranked:
         shuffled = source.freq[order]
-        sides = {"higher": order[shuffled > key_f], "equal": order[shuffled == key_f],
-                 "lower": order[shuffled < key_f]}
+        counts = {"higher": higher, "equal": n - higher - lower, "lower": lower}
+        sides: dict[str, np.ndarray] = {}
+
+        def side(name: str) -> np.ndarray:
+            """The positions on one side of the key's frequency, in drawn order (made when a design asks)."""
+            got = sides.get(name)
+            if got is None:
+                got = sides[name] = order[_SIDES[name](shuffled, key_f)]
+            return got
+
         drawn = int(rng.integers(N_DISTRACTORS + 1)) if rng is not None else 0
         # Designs, best first: all three as frequent as the key (both priors exactly at chance), then the
         # drawn rank (``drawn`` distractors more frequent, the rest less), then the other ranks in a seeded order.
@@ -92,10 +102,10 @@ def pool(strategy: str, view: ClipView, draft, rng: np.random.Generator | None =
             others = [others[i] for i in rng.permutation(len(others))]
         designs = [{"equal": N_DISTRACTORS}] + [{"higher": k, "lower": N_DISTRACTORS - k} for k in [drawn] + others]
         for design in designs:
-            if any(len(sides[name]) < want for name, want in design.items()):
+            if any(counts[name] < want for name, want in design.items()):
                 continue  # (it cannot be filled)
             draw.restart()
-            if all(draw.take(sides[name], want) for name, want in design.items()):
+            if all(draw.take(side(name), want) for name, want in design.items()):
                 break
         else:
             return Drawn.none(strategy, n, "no distractors to place the key at a frequency rank (pool too small)")
