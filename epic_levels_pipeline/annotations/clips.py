@@ -171,10 +171,14 @@ _BOOL_COLUMNS = ("categorised", "labelled")
 _LIST_COLUMNS = ("all_nouns", "all_noun_classes")
 
 
+# pandas 3 and later: a frame derived from another behaves as a copy of it (Copy-on-Write is pandas' only mode)
+_SLICES_ACT_AS_COPIES = int(pd.__version__.split(".")[0]) >= 3
+
+
 def _rows_slice(frame: pd.DataFrame, a: int, b: int) -> pd.DataFrame:
     """Rows ``a:b`` of a batch's frame with a fresh range index, as a frame of its own (modifying a clip's
-    rows never changes the batch)."""
-    part = frame.iloc[a:b].copy()
+    rows never changes the batch): under Copy-on-Write the slice itself, earlier a copy of it."""
+    part = frame.iloc[a:b] if _SLICES_ACT_AS_COPIES else frame.iloc[a:b].copy()
     part.index = pd.RangeIndex(b - a)
     return part
 
