@@ -81,9 +81,10 @@ _LIST_COLUMNS = ("all_nouns", "all_noun_classes")
 
 
 def _rows_slice(frame: pd.DataFrame, a: int, b: int) -> pd.DataFrame:
-    """Rows ``a:b`` of a batch's frame with a fresh range index, as a frame of its own (modifying a clip's
-    rows never changes the batch)."""
-    part = frame.iloc[a:b].copy()
+    """Rows ``a:b`` of a batch's frame with a fresh range index, as a frame of its own: under pandas'
+    Copy-on-Write (its only mode from pandas 3, the version pyproject.toml requires) a derived frame acts as a
+    copy, so modifying a clip's rows never changes the batch, and no copy is made up front."""
+    part = frame.iloc[a:b]
     part.index = pd.RangeIndex(b - a)
     return part
 

@@ -229,14 +229,12 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
     qid = _question_id(clip_key, draft, strategy, texts.digest)
     rng = generator(config.seed, clip_key, draft.subtype, texts.digest)  # (project seed, clip, subtype, draft)
     drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule, peers=answers)
-    candidates, offered = drawn.candidates, drawn.offered
-    chosen = candidates[: N_OPTIONS - 1] if len(candidates) >= N_OPTIONS - 1 else []
-    chosen_values = {c.value for c in chosen}
-    pools.add(qid, draft.subtype, strategy, candidates, chosen_values, draft.answer, offered)
+    chosen = [drawn.candidate(i) for i in range(N_OPTIONS - 1)] if len(drawn) >= N_OPTIONS - 1 else []
+    pools.add(qid, draft.subtype, strategy, drawn, {c.value for c in chosen}, draft.answer)
     if drawn.shortfall:
         return None, drawn.shortfall
     if not chosen:
-        return None, f"too few distractors ({len(candidates)} < {N_OPTIONS - 1})"
+        return None, f"too few distractors ({len(drawn)} < {N_OPTIONS - 1})"
     options = [draft.answer] + chosen
     options = [options[i] for i in rng.permutation(len(options)).tolist()]
     truth = solve(draft.subtype, view, draft.params, [o.value for o in options])

@@ -3,13 +3,14 @@
 A :class:`Candidate` is a frozen value: made once, for an option actually drawn (or the key), never changed.
 A :class:`Pool` is what a strategy offers for one draft before anything is drawn: the candidate values and
 their corpus frequencies as arrays, position by position, with what describes each (the rows that justify
-it, a note) read only for the positions drawn. Leaving values out (the key, a draft's exclusions) is one
-mask over those arrays (:meth:`Pool.without`); nothing in a pool is changed after it is made.
+it, a note) read only for the positions drawn. Each position also has an integer code (equal codes, equal
+values), so leaving values out (the key, a draft's exclusions) is one integer mask over those arrays
+(:meth:`Pool.without`); nothing in a pool is changed after it is made.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -42,7 +43,9 @@ class Pool:
     ``rows_of(at)`` the rows justifying it, ``note_of(at)`` why it is wrong). ``present``: whether the
     strategy's candidates occur in the clip (None: the view tells, value by value). ``texts``: option texts
     of absent entities by value (the same in every clip: :func:`.pools.absent_texts`), None to render each
-    for the clip."""
+    for the clip. ``codes``: an integer per position, equal where the values are equal (a catalogue table's
+    pools: the value's catalogue position), and ``code_of`` the code of a value (None: not a value of the
+    pool's source)."""
 
     strategy: str
     values: np.ndarray
@@ -50,17 +53,23 @@ class Pool:
     at: np.ndarray
     rows_of: Callable[[int], Sequence[str]]
     note_of: Callable[[int], str]
-    present: bool | None = None
-    texts: dict | None = None
+    present: bool | None
+    texts: dict | None
+    codes: np.ndarray
+    code_of: Callable[[str], int | None]
 
     @classmethod
     def of(cls, strategy: str, values: Sequence[str], frequency: dict[str, int], rows: Sequence[Sequence[str]],
            notes: Sequence[str] | str, present: bool | None = None, texts: dict | None = None) -> "Pool":
         """A pool of listed candidates: their values, rows and notes (one note for all, or one each)."""
-        vals = np.array(list(values), dtype=object)
+        listed = list(values)
+        first: dict[str, int] = {}  # each value's code: the position it is first listed at
+        codes = [first.setdefault(v, i) for i, v in enumerate(listed)]
         note_of = (lambda a: notes) if isinstance(notes, str) else notes.__getitem__
-        return cls(strategy, _frozen(vals), _frozen(np.array([frequency.get(v, 0) for v in vals.tolist()], dtype=np.int64)),
-                   _frozen(np.arange(len(vals), dtype=np.int64)), rows.__getitem__, note_of, present, texts)
+        return cls(strategy, _frozen(np.array(listed, dtype=object)),
+                   _frozen(np.array([frequency.get(v, 0) for v in listed], dtype=np.int64)),
+                   _frozen(np.arange(len(listed), dtype=np.int64)), rows.__getitem__, note_of, present, texts,
+                   _frozen(np.array(codes, dtype=np.int64)), first.get)
 
     def __len__(self) -> int:
         return len(self.values)
@@ -70,18 +79,19 @@ class Pool:
 
     def without(self, values) -> "Pool":
         """The pool less every position holding one of ``values`` (the one masking path)."""
-        drop = [v for v in values if v is not None]
-        if not drop or not len(self.values):
+        code_of = self.code_of
+        drop = [c for c in (code_of(v) for v in values if v is not None) if c is not None]
+        if not drop:
             return self
-        # (one elementwise comparison per dropped value: a draft drops a few values from pools of thousands,
-        # which ``np.isin`` would first sort or hash)
-        keep = self.values != drop[0]
-        for v in drop[1:]:
-            keep &= self.values != v
+        # (one integer comparison per dropped value: a draft drops a few values from pools of thousands)
+        codes = self.codes
+        keep = codes != drop[0]
+        for c in drop[1:]:
+            keep &= codes != c
         if keep.all():
             return self
-        return replace(self, values=_frozen(self.values[keep]), freq=_frozen(self.freq[keep]),
-                       at=_frozen(self.at[keep]))
+        return Pool(self.strategy, _frozen(self.values[keep]), _frozen(self.freq[keep]), _frozen(self.at[keep]),
+                    self.rows_of, self.note_of, self.present, self.texts, _frozen(codes[keep]), code_of)
 
     def candidate(self, p: int, text: str, present: bool | None) -> Candidate:
         """The candidate at position ``p``, its text (rendered by the draw) and presence given."""
@@ -91,9 +101,33 @@ class Pool:
 
 @dataclass(frozen=True)
 class Drawn:
-    """A strategy's draw for one draft: candidates (the chosen ones first), how many the strategy offered,
-    and why no option set could be drawn ("" when one was)."""
+    """A strategy's draw for one draft: its candidates as columns, position by position, the chosen ones
+    first (``values``, ``texts``, ``present``; ``rows`` and ``notes``: what describes each), how many the
+    strategy offered, and why no option set could be drawn ("" when one was). Only the candidates that
+    become options are made (:meth:`candidate`); the pool table reads the columns."""
 
-    candidates: list[Candidate]
+    strategy: str
+    values: tuple[str, ...]
+    texts: tuple[str, ...]
+    present: tuple[bool | None, ...]
+    rows: tuple[tuple[str, ...], ...]
+    notes: tuple[str, ...]
     offered: int
     shortfall: str = ""
+
+    @classmethod
+    def none(cls, strategy: str, offered: int, shortfall: str) -> "Drawn":
+        """No candidates drawn, and why."""
+        return cls(strategy, (), (), (), (), (), offered, shortfall)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def candidate(self, i: int) -> Candidate:
+        """The ``i``-th candidate drawn as a :class:`Candidate`."""
+        return Candidate(self.values[i], self.texts[i], self.strategy, self.present[i], self.rows[i], self.notes[i])
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        """Every candidate drawn, the chosen ones first."""
+        return [self.candidate(i) for i in range(len(self))]

@@ -32,8 +32,9 @@ _SPAN_COLUMNS = ("start_s", "stop_s")  # read as floats (:meth:`ClipView._column
 
 def _strings(values: pd.Series) -> np.ndarray:
     """``values.to_numpy(dtype=object)`` of an Arrow-backed string column, through Arrow's own conversion (one
-    pass; pandas' filters the array twice when it has nulls): the strings, the dtype's null where missing."""
-    arrow = pa.array(values)
+    pass; pandas' filters the array twice when it has nulls): the strings, the dtype's null where missing.
+    (The column's array goes to Arrow by its ``__arrow_array__``: no conversion of the Series as a whole.)"""
+    arrow = pa.array(values.array)
     out = arrow.to_numpy(zero_copy_only=False)
     if arrow.null_count:
         out[np.equal(out, None)] = values.dtype.na_value

@@ -24,6 +24,8 @@ RULES = ("exchangeable", "uniform_rank", "uniform")
 # holds at its moments): under the ``exchangeable`` rule they draw uniformly, the subtype's other answers first.
 EXCHANGEABLE = ("same_clip_other_moments",)
 N_DISTRACTORS = 3
+# A ranked draw's sides: the candidates more, as and less frequent than the key
+_SIDES = {"higher": np.greater, "equal": np.equal, "lower": np.less}
 
 
 def pool(strategy: str, view: ClipView, draft, rng: np.random.Generator | None = None, limit: int = 12,
@@ -75,15 +77,23 @@ def pool(strategy: str, view: ClipView, draft, rng: np.random.Generator | None =
         # on top. (No draw is needed to know that.)
         if strategy == "absent_from_clip" and n - higher - lower < N_DISTRACTORS and (
                 higher < N_DISTRACTORS or lower < N_DISTRACTORS):
-            return Drawn([], n, "the key is among the three most or least frequent of its kind: "
-                                "no frequency-matched options")
+            return Drawn.none(strategy, n, "the key is among the three most or least frequent of its kind: "
+                                           "no frequency-matched options")
     draw = _Draw(view, source, OptionSet(option_texts(view.catalogue), draft.answer.text,
                                          CandidateValue.parse(draft.answer.value).kind in ENTITY_KINDS))
     order = rng.permutation(n) if rng is not None else np.arange(n)
     if ranked:
         shuffled = source.freq[order]
-        sides = {"higher": order[shuffled > key_f], "equal": order[shuffled == key_f],
-                 "lower": order[shuffled < key_f]}
+        counts = {"higher": higher, "equal": n - higher - lower, "lower": lower}
+        sides: dict[str, np.ndarray] = {}
+
+        def side(name: str) -> np.ndarray:
+            """The positions on one side of the key's frequency, in drawn order (made when a design asks)."""
+            got = sides.get(name)
+            if got is None:
+                got = sides[name] = order[_SIDES[name](shuffled, key_f)]
+            return got
+
         drawn = int(rng.integers(N_DISTRACTORS + 1)) if rng is not None else 0
         # Designs, best first: all three as frequent as the key (both priors exactly at chance), then the
         # drawn rank (``drawn`` distractors more frequent, the rest less), then the other ranks in a seeded order.
@@ -92,23 +102,24 @@ def pool(strategy: str, view: ClipView, draft, rng: np.random.Generator | None =
             others = [others[i] for i in rng.permutation(len(others))]
         designs = [{"equal": N_DISTRACTORS}] + [{"higher": k, "lower": N_DISTRACTORS - k} for k in [drawn] + others]
         for design in designs:
-            if any(len(sides[name]) < want for name, want in design.items()):
+            if any(counts[name] < want for name, want in design.items()):
                 continue  # (it cannot be filled)
             draw.restart()
-            if all(draw.take(sides[name], want) for name, want in design.items()):
+            if all(draw.take(side(name), want) for name, want in design.items()):
                 break
         else:
-            return Drawn([], n, "no distractors to place the key at a frequency rank (pool too small)")
+            return Drawn.none(strategy, n, "no distractors to place the key at a frequency rank (pool too small)")
     elif peers_first and peers:
         peer = np.fromiter(map(peers.__contains__, source.values[order].tolist()), dtype=bool, count=n)
         order = np.concatenate([order[peer], order[~peer]])
     draw.take(order, limit - len(draw.taken))
-    return Drawn(draw.candidates(), n)
+    return draw.drawn(n)
 
 
 class _Draw:
     """The positions taken so far from one pool, each with its text: a text is joined to the options (the key's
-    and those taken) unless it clashes with one. Candidates are made at the end, for the positions taken."""
+    and those taken) unless it clashes with one. The candidates' columns are read at the end, for the
+    positions taken (:meth:`drawn`)."""
 
     def __init__(self, view: ClipView, source: Pool, beside: OptionSet):
         self.view, self.source, self.beside = view, source, beside
@@ -143,10 +154,15 @@ class _Draw:
                         return True
         return got >= want
 
-    def candidates(self) -> list[Candidate]:
-        source, view = self.source, self.view
-        return [source.candidate(p, text, view.present(source.values[p]) if source.present is None else source.present)
-                for p, text in self.taken.items()]
+    def drawn(self, offered: int) -> Drawn:
+        """The candidates taken, as the columns of a :class:`.candidates.Drawn`."""
+        source = self.source
+        values = tuple(source.values[p] for p in self.taken)
+        at = [int(source.at[p]) for p in self.taken]
+        present = ((source.present,) * len(values) if source.present is not None
+                   else tuple(map(self.view.present, values)))
+        return Drawn(source.strategy, values, tuple(self.taken.values()), present,
+                     tuple(tuple(source.rows_of(a)) for a in at), tuple(map(source.note_of, at)), offered)
 
 
 def has_prior(value: str) -> bool:

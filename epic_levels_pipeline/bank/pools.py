@@ -14,7 +14,7 @@ pool is its base less the key and the draft's exclusions (:meth:`.candidates.Poo
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -30,16 +30,19 @@ STRATEGIES = ("absent_from_clip", "same_clip_other_moments", "shares_objects", "
 
 class Table:
     """One kind's catalogue entities as arrays, in catalogue order, built once per catalogue: values (an
-    object array), their corpus frequencies, the rows justifying each, the note of an absent one, and what
-    decides presence (``keys``: noun classes; ``codes`` / ``nouns``: action pairs; ``objects``: the objects
-    an activity's span moves; ``classes``: an object's noun class), each looked up by key in ``by_*``."""
+    object array), their corpus frequencies, the rows justifying each (a tuple each), the note of an absent
+    one, and what decides presence (``keys``: noun classes; ``codes`` / ``nouns``: action pairs;
+    ``objects``: the objects an activity's span moves; ``classes``: an object's noun class), each looked up
+    by key in ``by_*``."""
 
-    def __init__(self, values: list[str], rows: list[list[str]], frequency: dict[str, int], note: str):
+    def __init__(self, values: list[str], rows: list[Sequence[str]], frequency: dict[str, int], note: str):
         self.values = np.array(values, dtype=object)
-        self.rows = rows
+        self.rows = [tuple(r) for r in rows]  # (immutable: a draw hands them on as they are)
         self.note = note
         self.position = {v: i for i, v in enumerate(values)}
         self.freq = np.array([frequency.get(v, 0) for v in values], dtype=np.int64)
+        # each entity's code in the pools of this table (:attr:`.candidates.Pool.codes`): its value's position
+        self.codes = np.array([self.position[v] for v in values], dtype=np.int64)
 
 
 def tables(cat) -> dict[str, Table]:
@@ -111,7 +114,7 @@ def _of_table(table: Table, positions: np.ndarray, strategy: str, present: bool 
     """The pool of a table's entities at ``positions`` (catalogue positions, described by catalogue position)."""
     positions = np.asarray(positions, dtype=np.int64)
     return Pool(strategy, table.values[positions], table.freq[positions], positions, table.rows.__getitem__,
-                note_of or (lambda i: table.note), present, texts)
+                note_of or (lambda i: table.note), present, texts, table.codes[positions], table.position.get)
 
 
 def _window_labels(view: ClipView) -> set:
@@ -145,7 +148,8 @@ def _absent_objects(view: ClipView, t: Table, first_note: str) -> Pool:
     listed = same if len(same) >= 12 else np.concatenate([same, np.flatnonzero(mask)])
     first = len(same)
     return Pool("absent_from_clip", t.values[listed], t.freq[listed], np.arange(len(listed), dtype=np.int64),
-                lambda a: t.rows[listed[a]], lambda a: first_note if a < first else t.note, False, absent_texts(view))
+                lambda a: t.rows[listed[a]], lambda a: first_note if a < first else t.note, False, absent_texts(view),
+                t.codes[listed], t.position.get)
 
 
 def _absent_base(view: ClipView, kind: str) -> Pool | None:

@@ -12,6 +12,22 @@ POOL_COLUMNS = schemas.columns("distractor_pools")
 N_OPTIONS = 4
 
 
+def _table(name: str, cells: dict[str, list]) -> pa.Table:
+    """:func:`..schemas.from_columns` of a bank table, its common case in one step: the cells hold every
+    declared column (by construction), each converted as that function converts it (declared type, NaN as
+    null). A column that does not convert, or a null in a column declared not null, takes the schema's own
+    path, which raises naming the column."""
+    schema = schemas.SCHEMAS[name]
+    try:
+        table = pa.Table.from_arrays([pa.array(cells[f.name], type=f.type, from_pandas=True) for f in schema],
+                                     schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+        return schemas.from_columns(name, cells)
+    if any(table.column(f.name).null_count for f in schema if not f.nullable):
+        return schemas.from_columns(name, cells)
+    return table
+
+
 class QuestionColumns:
     """A clip's questions, one list per declared column."""
 
@@ -23,7 +39,7 @@ class QuestionColumns:
             values.append(row[column])
 
     def table(self) -> pa.Table:
-        return schemas.from_columns("questions", self.cells)
+        return _table("questions", self.cells)
 
 
 class PoolColumns:
@@ -34,25 +50,23 @@ class PoolColumns:
         self.clip_key = clip_key
         self.cells: dict[str, list] = {c: [] for c in POOL_COLUMNS}
 
-    def add(self, qid: str, subtype: str, strategy: str, candidates: list, chosen_values: set[str], answer,
-            offered: int) -> None:
-        """One pool: its distractor candidates (``chosen`` when their value is one of ``chosen_values``), then
-        the answer (always chosen)."""
-        k = len(candidates) + 1
-        everyone = [*candidates, answer]
+    def add(self, qid: str, subtype: str, strategy: str, drawn, chosen_values: set[str], answer) -> None:
+        """One pool: the distractor candidates of a :class:`.candidates.Drawn` (``chosen`` when their value is
+        one of ``chosen_values``), then the answer (always chosen)."""
+        k = len(drawn) + 1
         c = self.cells
         c["clip_key"] += [self.clip_key] * k
         c["question_id"] += [qid] * k
         c["subtype"] += [subtype] * k
         c["distractor_strategy"] += [strategy] * k
-        c["value"] += [x.value for x in everyone]
-        c["text"] += [x.text for x in everyone]
+        c["value"] += [*drawn.values, answer.value]
+        c["text"] += [*drawn.texts, answer.text]
         c["role"] += ["distractor"] * (k - 1) + ["answer"]
-        c["present"] += [x.present for x in everyone]
-        c["rows"] += [list(x.rows) for x in everyone]
-        c["note"] += [x.note for x in everyone]
-        c["chosen"] += [x.value in chosen_values for x in candidates] + [True]
-        c["offered"] += [offered] * k
+        c["present"] += [*drawn.present, answer.present]
+        c["rows"] += [*drawn.rows, answer.rows]  # (tuples: Arrow reads any sequence as a list cell)
+        c["note"] += [*drawn.notes, answer.note]
+        c["chosen"] += [v in chosen_values for v in drawn.values] + [True]
+        c["offered"] += [drawn.offered] * k
 
     def table(self) -> pa.Table:
-        return schemas.from_columns("distractor_pools", self.cells)
+        return _table("distractor_pools", self.cells)
