@@ -15,13 +15,13 @@ N_OPTIONS = 4
 def _table(name: str, cells: dict[str, list]) -> pa.Table:
     """:func:`..schemas.from_columns` of a bank table, its common case in one step: the cells hold every
     declared column (by construction), each converted as that function converts it (declared type, NaN as
-    null). A column that does not convert, or a null in a column declared not null, takes the schema's own
-    path, which raises naming the column."""
+    null). A missing column, one that does not convert, or a null in a column declared not null takes the
+    schema's own path, which raises naming the column."""
     schema = schemas.SCHEMAS[name]
     try:
         table = pa.Table.from_arrays([pa.array(cells[f.name], type=f.type, from_pandas=True) for f in schema],
                                      schema=schema)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError, KeyError):
         return schemas.from_columns(name, cells)
     if any(table.column(f.name).null_count for f in schema if not f.nullable):
         return schemas.from_columns(name, cells)
