@@ -32,9 +32,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-STAGED = ROOT.parent / "shared" / "data"
-if not STAGED.exists():
-    STAGED = Path("/work/shared/data")
+STAGED = ROOT.parent / "shared" / "data"  # elsewhere: --annotations DIR
 GIB = 1024 ** 3
 
 
