@@ -12,22 +12,6 @@ POOL_COLUMNS = schemas.columns("distractor_pools")
 N_OPTIONS = 4
 
 
-def _table(name: str, cells: dict[str, list]) -> pa.Table:
-    """:func:`..schemas.from_columns` of a bank table, its common case in one step: the cells hold every
-    declared column (by construction), each converted as that function converts it (declared type, NaN as
-    null). A missing column, one that does not convert, or a null in a column declared not null takes the
-    schema's own path, which raises naming the column."""
-    schema = schemas.SCHEMAS[name]
-    try:
-        table = pa.Table.from_arrays([pa.array(cells[f.name], type=f.type, from_pandas=True) for f in schema],
-                                     schema=schema)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError, KeyError):
-        return schemas.from_columns(name, cells)
-    if any(table.column(f.name).null_count for f in schema if not f.nullable):
-        return schemas.from_columns(name, cells)
-    return table
-
-
 class QuestionColumns:
     """A clip's questions, one list per declared column."""
 
@@ -39,7 +23,7 @@ class QuestionColumns:
             values.append(row[column])
 
     def table(self) -> pa.Table:
-        return _table("questions", self.cells)
+        return schemas.from_columns("questions", self.cells)
 
 
 class PoolColumns:
@@ -69,4 +53,4 @@ class PoolColumns:
         c["offered"] += [drawn.offered] * k
 
     def table(self) -> pa.Table:
-        return _table("distractor_pools", self.cells)
+        return schemas.from_columns("distractor_pools", self.cells)

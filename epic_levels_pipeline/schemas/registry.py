@@ -94,8 +94,10 @@ def conform(name: str, data: pd.DataFrame | pa.Table | dict) -> pa.Table:
         if isinstance(data, pa.Table):
             return data
         return pa.Table.from_pandas(pd.DataFrame(data) if isinstance(data, dict) else data, preserve_index=False)
-    missing = [c for c in schema.names if c not in names]
-    extra = [c for c in names if c not in schema.names]
+    declared = set(schema.names)
+    given = set(names)
+    missing = [c for c in schema.names if c not in given]
+    extra = [c for c in names if c not in declared]
     if missing or extra:
         said = "; ".join(p for p in (f"missing column(s) {', '.join(missing)}" if missing else "",
                                      f"undeclared column(s) {', '.join(extra)}" if extra else "") if p)
@@ -104,6 +106,15 @@ def conform(name: str, data: pd.DataFrame | pa.Table | dict) -> pa.Table:
     if isinstance(data, pd.DataFrame):
         try:
             table = pa.Table.from_pandas(data, schema=schema, preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+            table = None  # (the column that does not fit is named below)
+        if table is not None:
+            _check_nulls(name, table)
+            return table
+    elif isinstance(data, dict):  # lists of values: every column at once (the common case), as _column converts them
+        try:
+            table = pa.Table.from_arrays([pa.array(data[f.name], type=f.type, from_pandas=True) for f in schema],
+                                         schema=schema)
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
             table = None  # (the column that does not fit is named below)
         if table is not None:
