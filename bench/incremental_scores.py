@@ -13,11 +13,14 @@ What it does (say so when quoting its figures):
    assets run it (read every clip's partial files, combine scores, paired comparisons, over-marking, shortcut
    audit and the judge sample). Prints its wall time per table (reading: per partial table; the clustered
    McNemar p-values of paired_comparisons apart), the process's peak resident memory after reading and at the end.
+   With ``--consolidated``, a second fresh process makes the consolidated copies the IO manager keeps
+   (``warehouse.read_partitions``), writes one clip's partial files again, and then combines reading through
+   the copies: what a cross-clip run after a one-clip change reads.
 
 This is the part of "one changed row -> fresh cross-clip tables" that grows with the number of clips; the
 changed clip's own steps do not (see ``epic_levels_pipeline_tests/defs/test_incremental_scores.py``).
 
-    python bench/incremental_scores.py 100 300 [--source ../shared/data] [--store /tmp/partials]
+    python bench/incremental_scores.py 100 300 [--source ../shared/data] [--store /tmp/partials] [--consolidated]
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from epic_levels_pipeline.scoring.metrics import partials as P  # noqa: E402
-from epic_levels_pipeline.warehouse import TableStore, read_parquet, write_parquet  # noqa: E402
+from epic_levels_pipeline.warehouse import TableStore, read_parquet, read_partitions, write_parquet  # noqa: E402
 
 STAGED = ROOT.parent / "shared" / "data"
 
@@ -42,16 +45,25 @@ def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def combine(store_root: str) -> None:
+def combine(store_root: str, consolidated: bool = False) -> None:
     store = TableStore(Path(store_root))
     timings, reads = {}, {}
+    if consolidated:  # the copies as the last cross-clip run left them, then one clip's files written again
+        files = {name: store.partition_files(name) for name in P.PARTIAL_COLUMNS}
+        t = time.perf_counter()
+        for name in P.PARTIAL_COLUMNS:
+            read_partitions(files[name], store.consolidated_path(name))
+        print(f"  consolidated copies made in {time.perf_counter() - t:.1f} s (once, after the first full read)")
+        for name in P.PARTIAL_COLUMNS:
+            write_parquet(read_parquet([files[name][0]]), files[name][0], name)
     t0 = time.perf_counter()
     tables = {}
     for name in P.PARTIAL_COLUMNS:
         t = time.perf_counter()
-        tables[name] = read_parquet(store.partition_files(name))
+        paths = store.partition_files(name)
+        tables[name] = read_partitions(paths, store.consolidated_path(name)) if consolidated else read_parquet(paths)
         reads[name.removesuffix("_partials")] = time.perf_counter() - t
-    timings["read partials"] = time.perf_counter() - t0
+    timings["read partials" + (" (consolidated copy, one clip changed)" if consolidated else "")] = time.perf_counter() - t0
     read_peak = _peak_mib()
     # the clustered McNemar p of each paired group (stats.mcnemar_clustered, as in the reference tables), timed apart
     home = sys.modules[P.paired_from_partials.__module__]
@@ -116,7 +128,7 @@ def bundled_partials() -> tuple[list[str], dict]:
     return clips, real
 
 
-def main(counts: list[int], source: Path = STAGED, keep: Path | None = None) -> None:
+def main(counts: list[int], source: Path = STAGED, keep: Path | None = None, consolidated: bool = False) -> None:
     from epic_levels_pipeline.annotations.clips import all_windows
     from epic_levels_pipeline.annotations.readers import load_annotations
 
@@ -141,11 +153,14 @@ def main(counts: list[int], source: Path = STAGED, keep: Path | None = None) -> 
                 print(f"{n} windows: partial files written in {time.perf_counter() - t:.1f} s")
             print(f"{n} windows (synthesized partials{', kept in ' + str(root) if keep else ''}):", flush=True)
             subprocess.run([sys.executable, __file__, "--combine", str(root)], check=True)
+            if consolidated:
+                print(f"{n} windows, read through the consolidated copies (the IO manager's path):", flush=True)
+                subprocess.run([sys.executable, __file__, "--combine", str(root), "--consolidated"], check=True)
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--combine"]:
-        combine(sys.argv[2])
+        combine(sys.argv[2], consolidated="--consolidated" in sys.argv[3:])
     else:
         import argparse
 
@@ -154,5 +169,8 @@ if __name__ == "__main__":
         ap.add_argument("--source", type=Path, default=STAGED, help="the staged annotation files")
         ap.add_argument("--store", type=Path, default=None,
                         help="keep each count's partial files under STORE/<N> (reused when there: no synthesis)")
+        ap.add_argument("--consolidated", action="store_true",
+                        help="also combine after one clip changed, reading through the consolidated copies "
+                             "(warehouse.read_partitions, as the IO manager does)")
         args = ap.parse_args()
-        main(args.counts, args.source, args.store)
+        main(args.counts, args.source, args.store, args.consolidated)

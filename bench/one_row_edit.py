@@ -15,7 +15,16 @@ materialization after the edit and no run is queued or running, split into the w
 test, where the daemon has just ticked twice), so the sensor's 30 s interval is included. The daemon's
 process group is always ended.
 
-Usage (from the repo root): ``python bench/one_row_edit.py [--all-clips] [--repeat N]``.
+At scale (``--project DIR``): a project ``epic-levels run`` has already materialized (as ``bench/full_run.py
+--project DIR [--limit N]`` leaves it) is used as it is, with no run of its own. Its annotations (``--annotations
+DIR``, the staged files by default) are copied once to ``DIR/edited-annotations`` (the staged folder is
+read-only; the copy has the same content fingerprint, so the sensor sees no change) and the daemon reads the
+copy (``EPIC_LEVELS_ANNOTATIONS``). The row edited is a sound of the manifest's first ``epic_sounds`` window
+that starts inside it (its start moves by 38 ms, then 40 ms more each time, staying inside the window). Before
+each edit the bench waits until no run is queued or running (the daemon's first ticks may start some).
+
+Usage (from the repo root): ``python bench/one_row_edit.py [--all-clips] [--repeat N]``, or
+``python bench/one_row_edit.py --project DIR [--annotations DIR] [--repeat N]``.
 """
 
 from __future__ import annotations
@@ -36,7 +45,7 @@ sys.path.insert(0, str(REPO))
 
 import dagster as dg  # noqa: E402
 
-from epic_levels_pipeline.annotations.clips import Clip  # noqa: E402
+from epic_levels_pipeline.annotations.clips import Clip, read_manifest  # noqa: E402
 from epic_levels_pipeline.orchestration.local import project_instance  # noqa: E402
 from epic_levels_pipeline.settings import Paths  # noqa: E402
 
@@ -66,6 +75,32 @@ def make_root(tmp: Path, all_clips: bool) -> Path:
     for name in ("workspace.yaml", "dagster.yaml"):
         shutil.copy2(REPO / name, root / name)
     return root
+
+
+STAGED = REPO.parent / "shared" / "data"
+SOUNDS = Path("epic-sounds") / "EPIC_Sounds_validation.csv"
+
+
+def seconds_of(stamp: str) -> float:
+    h, m, sec = stamp.split(":")
+    return int(h) * 3600 + int(m) * 60 + float(sec)
+
+
+def stamp_of(seconds: float) -> str:
+    ms = round(seconds * 1000)
+    return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+
+
+def row_to_edit(source: Path, manifest: Path) -> tuple[str, float, float]:
+    """(the row's text up to its start time, its start in seconds, the window's end): a sound of the
+    manifest's first epic_sounds window that starts inside it, at least 2 s before its end."""
+    window = next(c for c in read_manifest(manifest) if c.dataset == "epic_sounds")
+    for line in source.read_text("utf-8").splitlines()[1:]:
+        cells = line.split(",")
+        start = seconds_of(cells[3])
+        if cells[2] == window.video_id and window.start_s <= start < window.end_s - 2:
+            return ",".join(cells[:3]) + ",", start, window.end_s
+    raise SystemExit(f"no sound of {window.key} in {source}")
 
 
 def environment(root: Path) -> dict:
@@ -122,41 +157,71 @@ def wait_for_tick(instance: dg.DagsterInstance, daemon: subprocess.Popen, name: 
         time.sleep(0.2)
 
 
+def idle(instance: dg.DagsterInstance, daemon: subprocess.Popen) -> None:
+    """Wait until no run is queued or running (runs the daemon's first ticks start, before an edit)."""
+    deadline = time.monotonic() + TIMEOUT
+    while instance.get_run_records(filters=dg.RunsFilter(statuses=UNFINISHED), limit=1):
+        if daemon.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("the daemon exited or its runs did not finish")
+        time.sleep(1)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--all-clips", action="store_true", help="every bundled clip, not the first-start test's three")
     ap.add_argument("--repeat", type=int, default=1, metavar="N", help="N edits, one after the other")
+    ap.add_argument("--project", type=Path, help="a project `epic-levels run` has materialized (no run of its own)")
+    ap.add_argument("--annotations", type=Path, default=STAGED,
+                    help="with --project: the annotations it was run on (copied once; default the staged files)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-one-row-edit-") as tmp:
-        root = make_root(Path(tmp), args.all_clips)
-        env = environment(root)
-        n_clips = len((root / "data" / "clips.csv").read_text().splitlines()) - 1
-        t = time.perf_counter()
-        done = subprocess.run([executable("epic-levels"), "run"], cwd=root, env=env, capture_output=True, text=True)
-        run_s = time.perf_counter() - t
-        if done.returncode != 0:
-            print(done.stdout[-3000:] + done.stderr[-3000:])
-            return 1
-        inside = next((line.strip() for line in done.stdout.splitlines()[::-1] if " runs, " in line), "")
-        print(f"{n_clips} clips; `epic-levels run`: {run_s:.1f} s wall ({inside})")
+        if args.project:
+            root = args.project.resolve()
+            annotations = root / "edited-annotations"
+            if not annotations.exists():
+                shutil.copytree(args.annotations, annotations)
+            for name in ("workspace.yaml", "dagster.yaml"):
+                if not (root / name).exists():
+                    shutil.copy2(REPO / name, root / name)
+            env = dict(environment(root), EPIC_LEVELS_ANNOTATIONS=str(annotations))
+            source = annotations / SOUNDS
+            prefix, start_s, end_s = row_to_edit(source, root / "data" / "clips.csv")
+            n_clips = len((root / "data" / "clips.csv").read_text().splitlines()) - 1
+            run_s, inside = float("nan"), "materialized before"
+            print(f"{n_clips} clips in {root} (materialized before); the row edited: {prefix}{stamp_of(start_s)}")
+        else:
+            root = make_root(Path(tmp), args.all_clips)
+            env = environment(root)
+            source = root / "data" / "annotations" / SOUNDS
+            prefix, start_s, end_s = ROW, 47 + START_MS / 1000, 75.0
+            n_clips = len((root / "data" / "clips.csv").read_text().splitlines()) - 1
+            t = time.perf_counter()
+            done = subprocess.run([executable("epic-levels"), "run"], cwd=root, env=env, capture_output=True, text=True)
+            run_s = time.perf_counter() - t
+            if done.returncode != 0:
+                print(done.stdout[-3000:] + done.stderr[-3000:])
+                return 1
+            inside = next((line.strip() for line in done.stdout.splitlines()[::-1] if " runs, " in line), "")
+            print(f"{n_clips} clips; `epic-levels run`: {run_s:.1f} s wall ({inside})")
         log = Path(tmp) / "daemon.log"
         with open(log, "w") as out:
             daemon = subprocess.Popen([executable("dagster-daemon"), "run", "-w", "workspace.yaml"], cwd=root, env=env,
                                       stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        source = root / "data" / "annotations" / "epic-sounds" / "EPIC_Sounds_validation.csv"
         figures = []
         try:
             with project_instance(Paths(root)) as instance:
                 wait_for_tick(instance, daemon, SENSORS[0], 1)  # the daemon has started and ticked twice
                 for i in range(args.repeat):
+                    idle(instance, daemon)
                     before = ticks(instance).get(SENSORS[0], 0)
                     wait_for_tick(instance, daemon, SENSORS[0], before)  # edit right after a tick, as the test
                     text = source.read_text()
-                    old, new = START_MS + 38 * min(i, 1) + 40 * max(i - 1, 0), START_MS + 38 + 40 * i
-                    assert f"{ROW}{old:03d}" in text, old
+                    old = start_s + (0.038 * min(i, 1) + 0.040 * max(i - 1, 0))
+                    new = start_s + 0.038 + 0.040 * i
+                    assert new < end_s and f"{prefix}{stamp_of(old)}" in text, stamp_of(old)
                     edited_at = time.time()
                     started = time.monotonic()
-                    source.write_text(text.replace(f"{ROW}{old:03d}", f"{ROW}{new:03d}"))
+                    source.write_text(text.replace(f"{prefix}{stamp_of(old)}", f"{prefix}{stamp_of(new)}"))
                     while not fresh(instance, edited_at):
                         if daemon.poll() is not None or time.monotonic() - started > TIMEOUT:
                             print(f"not fresh within {TIMEOUT} s:\n" + log.read_text()[-3000:])

@@ -42,6 +42,11 @@ class TableStore:
         base = self.root / name
         return base / f"{partition}.parquet" if partition else base.with_suffix(".parquet")
 
+    def consolidated_path(self, name: str) -> Path:
+        """The one-file copy of every clip file of a per-clip table that cross-clip reads keep up to date
+        (``read_partitions``); under a dot folder, so it is no table of its own and in no warehouse view."""
+        return self.root / ".all-clips" / f"{name}.parquet"
+
     def object_path(self, name: str) -> Path:
         """The pickle of an unpartitioned non-table output."""
         return self.path(name).with_suffix(".pickle")
@@ -160,6 +165,71 @@ def read_parquet(paths: list[Path]) -> pd.DataFrame:
     if list(frame.columns) != columns:  # a column only row-less files had stays, without values
         frame = frame.reindex(columns=columns)
     return frame
+
+
+ALL_CLIPS_KEY = b"epic_levels.all_clips"  # the consolidated file's index, in its schema metadata
+
+
+def _stamp(path: Path) -> list[int] | None:
+    """What tells a clip file's versions apart (inode, mtime in ns, size: every write replaces the file),
+    None while it does not exist."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return [stat.st_ino, stat.st_mtime_ns, stat.st_size]
+
+
+def _read_consolidated(path: Path) -> tuple[pa.Table, dict[str, tuple[list[int], int, int]]] | None:
+    """The consolidated table (its own schema metadata put back) and its index, file name -> (stamp, first
+    row, rows); None when there is none or it cannot be read (it is then rebuilt from the clip files)."""
+    if not path.exists():
+        return None
+    try:
+        table = _read_file(path)
+        meta = dict(table.schema.metadata or {})
+        entries = json.loads(meta.pop(ALL_CLIPS_KEY))
+    except (OSError, KeyError, ValueError, pa.ArrowException):
+        return None
+    index, offset = {}, 0
+    for name, stamp, rows in entries:
+        index[name] = (stamp, offset, rows)
+        offset += rows
+    if offset != table.num_rows:
+        return None
+    return table.replace_schema_metadata(meta or None), index
+
+
+def read_partitions(paths: list[Path], consolidated: Path) -> pd.DataFrame:
+    """``read_parquet(paths)`` of a per-clip table's files, through one consolidated copy of them
+    (``consolidated``, rewritten atomically when a file changed): a file whose stamp (inode, mtime, size) is
+    the one the copy recorded is taken from the copy, only new or changed files are read, so a cross-clip
+    table reads a few files plus one instead of one per clip. The frame is the one ``read_parquet`` gives:
+    the files' rows in file order, files without rows left out. Files of more than one schema (a table
+    written before a schema change) are read as ``read_parquet`` reads them, without a copy."""
+    stamps = [(p, _stamp(p)) for p in paths]
+    stamps = [(p, s) for p, s in stamps if s is not None]
+    found = _read_consolidated(consolidated)
+    base, index = found if found is not None else (None, {})
+    pieces, fresh = [], 0
+    for path, stamp in stamps:
+        entry = index.get(path.name)
+        if entry is not None and entry[0] == stamp:
+            pieces.append(base.slice(entry[1], entry[2]))
+        else:
+            pieces.append(_read_file(path))
+            fresh += 1
+    schema = pieces[0].schema if pieces else None
+    if not pieces or any(t.num_columns == 0 or not t.schema.equals(schema, check_metadata=True) for t in pieces):
+        return read_parquet([p for p, _ in stamps])
+    if fresh or len(index) != len(stamps):
+        entries = [[p.name, s, t.num_rows] for (p, s), t in zip(stamps, pieces)]
+        whole = pa.concat_tables(pieces).replace_schema_metadata(
+            {**(schema.metadata or {}), ALL_CLIPS_KEY: json.dumps(entries).encode()})
+        consolidated.parent.mkdir(parents=True, exist_ok=True)
+        _write_file(whole, consolidated)
+    rows = [t for t in pieces if t.num_rows] or pieces
+    return (pa.concat_tables(rows) if len(rows) > 1 else rows[0]).to_pandas()
 
 
 def _is_list(kind: pa.DataType) -> bool:

@@ -12,7 +12,7 @@ from pydantic import PrivateAttr
 
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
-from ..warehouse import TableStore, read_parquet, to_frames, write_parquet, write_parquets
+from ..warehouse import TableStore, read_parquet, read_partitions, to_frames, write_parquet, write_parquets
 from .partitions import BY_CLIP
 
 
@@ -53,7 +53,9 @@ class TableIOManager(dg.ConfigurableIOManager):
     a per-clip input marked ``by_clip``
     (``partitions.clip_in``) is loaded the same way. Loading a partitioned asset into an unpartitioned one
     concatenates every materialized clip (in one Arrow concatenation per run of files of one schema; clips
-    without rows add none, as in the core) and logs the clips that have none. Every file (a clip's, a
+    without rows add none, as in the core) and logs the clips that have none; it reads them through the
+    table's consolidated copy (``warehouse.read_partitions``: only clip files written since are read, so a
+    cross-clip table after a one-clip change reads two files, not thousands). Every file (a clip's, a
     table's, the catalogue) is read once per run while it is unchanged and kept only until the run ends; a
     table the run wrote is not read back at all: the Arrow table written is converted, which gives the frame
     reading the file gives (a batch's clip tables in one conversion, ``warehouse.to_frames``). The tables
@@ -151,7 +153,8 @@ class TableIOManager(dg.ConfigurableIOManager):
             if missing:  # cross-clip tables read the clips that have this table, and say which do not
                 context.log.warning(f"{name}: {len(missing)} of {len(keys)} clips not materialized, left out: "
                                     + ", ".join(missing[:20]) + (" …" if len(missing) > 20 else ""))
-            return self._cached(f"{name} (all clips)", paths, lambda: read_parquet(paths))
+            consolidated = self.store.consolidated_path(name)
+            return self._cached(f"{name} (all clips)", paths, lambda: read_partitions(paths, consolidated))
         path, pickled = self._path(name, None), self.store.object_path(name)
         if pickled.exists() and not path.exists():
             return self._cached(str(pickled), [pickled], lambda: pickle.loads(pickled.read_bytes()))

@@ -16,13 +16,18 @@ CLIPS = ["epic_sounds__P01_01__0-30", "epic_sounds__P01_01__30-60"]
 
 def _counting_reads(monkeypatch) -> list:
     reads = []
-    real = resources.read_parquet
+    real, real_partitions = resources.read_parquet, resources.read_partitions
 
     def counted(paths):
         reads.append([p.name for p in paths])
         return real(paths)
 
+    def counted_partitions(paths, consolidated):
+        reads.append([p.name for p in paths])
+        return real_partitions(paths, consolidated)
+
     monkeypatch.setattr(resources, "read_parquet", counted)
+    monkeypatch.setattr(resources, "read_partitions", counted_partitions)
     return reads
 
 
