@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
             env = dict(environment(root), EPIC_LEVELS_ANNOTATIONS=str(annotations))
             source = annotations / SOUNDS
             prefix, start_s, end_s = row_to_edit(source, root / "data" / "clips.csv")
-            n_clips = len((root / "data" / "clips.csv").read_text().splitlines()) - 1
+            n_clips = len(read_manifest(root / "data" / "clips.csv"))
             run_s, inside = float("nan"), "materialized before"
             print(f"{n_clips} clips in {root} (materialized before); the row edited: {prefix}{stamp_of(start_s)}")
         else:
