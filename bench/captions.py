@@ -48,9 +48,10 @@ def main() -> None:
 
     refs, resps = [], []
     for clip in clips:
-        r = caption_references(clip, clip_annotations(ann, clip), cat)
+        rows = clip_annotations(ann, clip)
+        r = caption_references(clip, rows, cat)
         refs.append(r)
-        resps.append(caption_responses(clip, r, cat, OFFLINE_RESPONDERS))
+        resps.append(caption_responses(clip, r, cat, OFFLINE_RESPONDERS, streams=rows["stream"]))
     refs, resps = pd.concat(refs, ignore_index=True), pd.concat(resps, ignore_index=True)
     caption_alignments(refs, resps[:20], cat)                   # warm-up (label rules are built once)
 

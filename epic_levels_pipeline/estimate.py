@@ -1,8 +1,9 @@
 """What a run with models of any provider would spend — calls, tokens, cost — before spending it (pure core).
 
 For each model × condition × format the estimate counts one call per item and condition, as
-:func:`responses.model_responses` would send them: ``clip`` and ``silenced`` (``epic_sounds`` only) carry
-the clip's video, ``no_clip`` is text only. Judge calls are added for a share of the open replies.
+:func:`responses.model_responses` would send them: ``clip`` and ``silenced`` (where the clip's audio is
+annotated: the items' ``audio_annotated``, :func:`.responses.offline.conditions_for`) carry the clip's video,
+``no_clip`` is text only. Judge calls are added for a share of the open replies.
 
 **Every number here is an estimate.** The constants:
 
@@ -105,9 +106,12 @@ def output_tokens(fmt: str, base_format: str | None = None) -> int:
 
 
 def load_items(paths: Paths, clips: list[Clip] | None = None) -> tuple[pd.DataFrame, dict[str, int]]:
-    """The items of ``clips`` (default: the manifest's): materialized where present, else computed.
+    """The items of ``clips`` (default: the manifest's): materialized where present, else computed. A file
+    written before items said their conditions (no ``audio_annotated`` column) counts as not materialized.
 
     Returns (items, {"materialized": n_clips, "computed": n_clips})."""
+    import pyarrow.parquet as pq
+
     from .warehouse import TableStore, read_parquet
 
     store = TableStore(paths.assets)
@@ -115,7 +119,8 @@ def load_items(paths: Paths, clips: list[Clip] | None = None) -> tuple[pd.DataFr
     found, missing = [], []
     for clip in clips:
         path = store.path("items", clip.key)
-        (found if path.exists() else missing).append((clip, path))
+        current = path.exists() and "audio_annotated" in pq.read_schema(path).names
+        (found if current else missing).append((clip, path))
     frames = []
     if found:
         frames.append(read_parquet([p for _, p in found]))
@@ -163,13 +168,12 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
     per_call: list[dict] = []  # one per item × condition (model-independent)
     judged: list[dict] = []
     for item in items.itertuples(index=False):
-        dataset = item.dataset
         duration = Clip.from_key(item.clip_key).duration_s
         prompt = text_tokens(item.prompt)
         out = output_tokens(item.format, getattr(item, "base_format", None)) + thinking_tokens
         is_open = item.format == "open" or (item.format == "open_with_reason" and item.base_format == "open")
         judge_tokens = _judge_prompt_tokens(item) if is_open else 0
-        for condition in conditions_for(dataset):
+        for condition in conditions_for(item.audio_annotated):
             media = condition in MEDIA_CONDITIONS
             per_call.append({"condition": condition, "format": item.format, "media": media, "prompt_tokens": prompt,
                              "duration_s": duration if media else 0.0, "output_tokens": out})

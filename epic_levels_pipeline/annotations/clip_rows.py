@@ -123,6 +123,15 @@ def _null_columns(columns, n: int, rows: np.ndarray | None = None) -> dict[str, 
     return out
 
 
+def audio_annotated(dataset: str, streams) -> bool:
+    """Is a clip's audio annotated: every ``epic_sounds`` clip (EPIC-SOUNDS annotates the whole audio track of its
+    videos), and a clip of another dataset whose rows (``streams``: the ``stream`` of each of its
+    ``clip_annotations`` rows, or any iterable of stream names) hold sound rows (HD-EPIC Sounds for ``hd_epic``).
+    The one rule for where the audio is evidence: only there is a clip also asked with its audio silenced
+    (:func:`epic_levels_pipeline.responses.offline.conditions_for`)."""
+    return dataset == "epic_sounds" or "sound" in set(streams)
+
+
 def clip_annotations(ann: Annotations, clip: Clip) -> pd.DataFrame:
     """Every annotation row overlapping the clip's window (plus recipe context for hd_epic).
 

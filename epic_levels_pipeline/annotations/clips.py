@@ -27,7 +27,7 @@ from .clip_keys import _KEY, DATASETS, Clip, _fmt, read_manifest  # noqa: F401 (
 from .clip_rows import (_BOOL_COLUMNS, _INT_COLUMNS, _LIST_COLUMNS, CLIP_ANNOTATION_COLUMNS,  # noqa: F401 (former home)
                         ClipRowsIndex, _empty_rows, _finish, _IntervalIndex, _narration_labels, _null_columns,
                         _overlap, _rows_slice, _sound_labels, _stable_types, _step_row_ids, _video_rows,
-                        clip_annotations, clips_annotations, iter_clips_annotations)
+                        audio_annotated, clip_annotations, clips_annotations, iter_clips_annotations)
 from .hd_epic_streams import is_hd_epic_row
 from .readers import Annotations
 from ..errors import ClipKeyError, ManifestError  # noqa: F401 (former home)

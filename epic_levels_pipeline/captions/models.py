@@ -23,7 +23,7 @@ from ..responses.runner import ClipMediaInfo, ModelRun, condition_media
 from .labels import Judge
 from .prompt import caption_prompt, conditions_for
 from .schema import request_settings
-from .sources import Clip
+from .sources import Clip, audio_annotated
 from .track import RESPONSE_COLUMNS
 
 
@@ -32,12 +32,15 @@ def caption_settings(run: ModelRun) -> dict:
     return {**run.settings, **request_settings(getattr(run.caller, "provider", run.name))}
 
 
-def model_caption_responses(clip: Clip, media: ClipMediaInfo, run: ModelRun) -> tuple[pd.DataFrame, CallStats | None]:
-    """``caption_responses`` rows of one model for every condition of ``clip``, and the runner's stats."""
+def model_caption_responses(clip: Clip, media: ClipMediaInfo, run: ModelRun, streams=()
+                            ) -> tuple[pd.DataFrame, CallStats | None]:
+    """``caption_responses`` rows of one model for every condition of ``clip`` (``silenced`` where its audio is
+    annotated: an ``epic_sounds`` clip, or one whose annotation rows' ``streams`` hold sound rows), and the
+    runner's stats."""
     settings = caption_settings(run)
     base = {"clip_key": clip.key, "dataset": clip.dataset, "responder": run.name, "model": run.model}
     rows, requests = [], []
-    for condition in conditions_for(clip.dataset):
+    for condition in conditions_for(audio_annotated(clip.dataset, streams)):
         prompt = caption_prompt(clip, condition)
         sent = condition_media(condition, media)
         if sent is None:

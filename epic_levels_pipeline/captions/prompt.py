@@ -1,23 +1,27 @@
 """The caption prompt: one per clip × condition, asking for the JSON of :mod:`.schema`.
 
 Conditions (as in the QA track): ``clip`` (video with audio), ``silenced`` (the same video, audio
-replaced by silence; ``epic_sounds`` only: a model that reports sounds there hallucinates them) and
-``no_clip`` (text only: what a model writes without seeing anything).
+replaced by silence; where the clip's audio is annotated — every ``epic_sounds`` clip, an ``hd_epic`` clip with
+HD-EPIC Sounds rows: a model that reports sounds there hallucinates them) and ``no_clip`` (text only: what a
+model writes without seeing anything).
 """
 
 from __future__ import annotations
 
 import json
 
+from ..responses.offline import conditions_for as _asked_under
 from .schema import caption_json_schema
 from .sources import Clip
 
 CONDITIONS = ("clip", "silenced", "no_clip")
 
 
-def conditions_for(dataset: str) -> tuple[str, ...]:
-    """``silenced`` needs sound annotations to mean anything, so it is asked on ``epic_sounds`` only."""
-    return CONDITIONS if dataset == "epic_sounds" else ("clip", "no_clip")
+def conditions_for(audio_annotated: bool) -> tuple[str, ...]:
+    """The QA track's conditions of a clip (:func:`...responses.offline.conditions_for`: ``silenced`` needs its
+    audio annotated to mean anything), in the caption track's order (:data:`CONDITIONS`)."""
+    asked = _asked_under(audio_annotated)
+    return tuple(c for c in CONDITIONS if c in asked)
 
 
 _ACTIONS = {

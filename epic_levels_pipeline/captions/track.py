@@ -30,7 +30,7 @@ from .prompt import caption_prompt, conditions_for
 from .reference import reference_structure, validate_structure
 from .responders import OFFLINE_RESPONDERS, offline_reply
 from .score import METRICS, Thresholds, score_response
-from .sources import Catalogue, Clip
+from .sources import Catalogue, Clip, audio_annotated
 from .structure import Structure, Unit
 
 REFERENCE_COLUMNS = ["clip_key", "dataset", "duration_s", "kind", "unit_id", "start_s", "stop_s", "label",
@@ -106,11 +106,13 @@ def structure_from_table(clip_key: str, frame: pd.DataFrame) -> Structure:
 
 # --- responses -------------------------------------------------------------------------------------
 def caption_responses(clip: Clip, references: pd.DataFrame, catalogue: Catalogue,
-                      responders=OFFLINE_RESPONDERS, conditions=None, seed: int = 0) -> pd.DataFrame:
-    """Offline responders' replies to every condition of the clip (``model`` is empty for them)."""
+                      responders=OFFLINE_RESPONDERS, conditions=None, seed: int = 0, streams=()) -> pd.DataFrame:
+    """Offline responders' replies to every condition of the clip (``model`` is empty for them): ``conditions``,
+    else the clip's (``silenced`` where its audio is annotated: an ``epic_sounds`` clip, or one whose annotation
+    rows' ``streams`` hold sound rows)."""
     ref = structure_from_table(clip.key, references[references["clip_key"] == clip.key])
     rows = []
-    for condition in conditions or conditions_for(clip.dataset):
+    for condition in conditions or conditions_for(audio_annotated(clip.dataset, streams)):
         prompt = caption_prompt(clip, condition)
         for name in responders:
             rows.append({"clip_key": clip.key, "dataset": clip.dataset, "condition": condition, "responder": name,

@@ -40,6 +40,7 @@ import re
 import pandas as pd
 
 from ..annotations.catalogue import Catalogue, object_class
+from ..annotations.clips import audio_annotated
 from ..bank.clip_view import ClipView, records
 from ..annotations.language import LETTERS, capitalise, cue_phrase
 from ..seeding import DEFAULT_SEED, stable_seed
@@ -54,7 +55,7 @@ LIST_DEPENDENT = ("which of the following", "of these", "listed", "options", "ab
 ITEM_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "video_id", "subtype", "level", "distractor_strategy", "format",
     "base_format", "prompt", "expected", "answer_type", "chance", "options", "option_values", "option_truth",
-    "candidate_synonyms", "statements", "statement_value", "statement_true",
+    "candidate_synonyms", "statements", "statement_value", "statement_true", "audio_annotated",
 ]
 
 
@@ -157,6 +158,7 @@ def build_items(questions: pd.DataFrame, view: ClipView, cat: Catalogue, *, seed
     strata = {q.question_id: f"{q.subtype}/{q.distractor_strategy}" for q in questions.itertuples(index=False)}
     yes_no = yes_no_truths(list(questions["question_id"]), seed, clip.key, strata)
     trues, falses = _statement_pool(questions, view, cat)
+    heard = audio_annotated(clip.dataset, view.streams)  # the clip's, so every item of it is asked alike
     for q in records(questions):
         options, values = list(q.options), list(q.option_values)
         truth = solve(q.subtype, view, json.loads(q.params), values)
@@ -165,7 +167,7 @@ def build_items(questions: pd.DataFrame, view: ClipView, cat: Catalogue, *, seed
                 "subtype": q.subtype, "level": q.level, "distractor_strategy": q.distractor_strategy,
                 "answer_type": q.answer_type, "options": options, "option_values": values,
                 "option_truth": [bool(t) for t in truth], "candidate_synonyms": json.dumps(syn),
-                "statements": None, "statement_value": None, "statement_true": None}
+                "statements": None, "statement_value": None, "statement_true": None, "audio_annotated": heard}
         rng = random.Random(stable_seed(seed, q.question_id, "formats"))
 
         # 1 yes/no

@@ -77,6 +77,7 @@ def convert(question: dict, *, source: str, want_true: bool | None = None, seed:
         "statement_value": None, "statement_true": None, "source_file": question["source_file"],
         "prototype": question["prototype"], "source_qid": qid, "step1_reason_code": decision.reason_code,
         "yes_no_style": yes_no_style, "input_ids": ids,
+        "audio_annotated": False,  # an imported question comes with no annotations: its clip's audio is not evidence
     }
     items = [
         {**common, "item_id": f"{question_id}#yes_no", "format": "yes_no", "base_format": "yes_no",

@@ -1,7 +1,8 @@
 """The offline reference responders on imported questions (HD-EPIC's VQA benchmark): items that come with
 a key and their choices but no annotations, so nothing can be perceived or solved.
 
-Conditions are the dataset's (:func:`.offline.conditions_for`: ``clip`` and ``no_clip``). What each responder
+Conditions are the items' (:func:`.offline.conditions_for`: ``clip`` and ``no_clip``, as an imported question
+comes with no annotations, so its clip's audio is not annotated: ``audio_annotated`` False). What each responder
 can do without annotations:
 
 - ``oracle``   under ``clip`` replies the benchmark's key in the item's format (its self-test: chance-corrected
@@ -28,7 +29,7 @@ from ..bank.clip_view import records
 from ..formats.parsing import render_reply
 from ..formats.registry import reply_format
 from ..seeding import stable_seed
-from .offline import ABSTAIN, Context, chance, conditions_for
+from .offline import ABSTAIN, Context, chance, items_by_condition
 from .runner import RESPONSE_COLUMNS, offline_row
 
 NO_ANNOTATIONS = "imported question: the presence responder needs the clip's annotations, which it has none of"
@@ -90,14 +91,13 @@ IMPORTED = {"oracle": oracle, "chance": chance_reply, "blind": blind}
 
 
 def imported_responses(items: pd.DataFrame, responders: list[str], pools: dict) -> pd.DataFrame:
-    """``responses`` rows of the offline responders on imported items (every condition of their dataset);
+    """``responses`` rows of the offline responders on imported items (every condition each is asked under);
     a responder that needs annotations gets ``skipped`` rows with the reason."""
     out: list[dict] = []
     if not len(items) or not responders:
         return pd.DataFrame(out, columns=RESPONSE_COLUMNS)
-    rows = records(items)
-    for condition in conditions_for(rows[0].dataset):
-        for item in rows:
+    for condition, asked in items_by_condition(records(items)):
+        for item in asked:
             for name in responders:
                 if name not in IMPORTED:
                     out.append(offline_row(item, condition, name, "", skipped=NO_ANNOTATIONS))

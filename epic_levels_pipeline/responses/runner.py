@@ -24,7 +24,7 @@ from .providers.base import Provider, identity_of
 from ..annotations.catalogue import Catalogue
 from ..bank.clip_view import ClipView, records
 from ..annotations.clips import Clip
-from .offline import OFFLINE_MODEL, Context, conditions_for, offline_reply, perceived_streams
+from .offline import OFFLINE_MODEL, Context, items_by_condition, offline_reply, perceived_streams
 
 RESPONSE_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format",
@@ -93,10 +93,9 @@ def offline_responses(clip: Clip, items: pd.DataFrame, questions: pd.DataFrame, 
     if not len(items) or not responders:
         return pd.DataFrame(out, columns=RESPONSE_COLUMNS)
     question_rows = {q.question_id: q for q in records(questions)}
-    item_rows = records(items)
-    for condition in conditions_for(clip.dataset):
+    for condition, asked in items_by_condition(records(items)):
         view = ClipView(clip, rows, catalogue, streams=perceived_streams(condition))
-        for item in item_rows:
+        for item in asked:
             ctx = Context(item, question_rows[item.question_id], view, catalogue, condition, question_rows)
             for name in responders:
                 started = time.perf_counter()
@@ -131,7 +130,8 @@ def condition_media(condition: str, media: ClipMediaInfo) -> tuple[str | None, s
 
 def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: ModelRun,
                     progress: Callable[[str], None] | None = None) -> tuple[pd.DataFrame, CallStats | None]:
-    """One model over every item × condition; media conditions skipped (with reason) when media is missing.
+    """One model over every item × condition it is asked under (:func:`.offline.conditions_for`); media conditions
+    skipped (with reason) when media is missing.
 
     Requests are made condition by condition, clip file first and item text last in each, so the items of
     one clip file × condition go together (what context caching, explicit or implicit, needs).
@@ -143,9 +143,9 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
     if isinstance(run.caller, Provider):  # a bare callable (a test's fake) has no identity to record
         identity = identity_of(run.caller)
         who = {"provider": identity.provider, "endpoint": identity.endpoint}
-    for condition in conditions_for(clip.dataset):
+    for condition, asked in items_by_condition(records(items)):
         sent = condition_media(condition, media)
-        for item in records(items):
+        for item in asked:
             if sent is None:
                 skipped.append({**_base(item, condition, run.name, run.model), "reply": "", "status": "skipped",
                                 "prompt_tokens": 0, "output_tokens": 0, "latency_s": 0.0, "cache_key": "",

@@ -42,6 +42,8 @@ ITEMS = pa.schema([
     _f("statements", STR, "JSON: the statements of a statements item"),
     _f("statement_value", STR, "candidate value the statement names"),
     _f("statement_true", BOOL, "is the statement true"),
+    _f("audio_annotated", BOOL, "is the clip's audio annotated (every epic_sounds clip; another clip with sound rows, "
+                                "e.g. HD-EPIC Sounds): the item is also asked under silenced"),
 ])
 
 #: The item asked and under which condition: the first columns of a response and of its verdict.

@@ -51,7 +51,8 @@ Every question is built from the annotations of one clip window, never written b
   form that the scoring rules score correct, and **`expected`** its machine form. Replies are scored by rules
   first (the format's parser), by an LLM judge only for open replies the rules cannot resolve.
 - **`conditions`**: the conditions an item is asked under — `clip` (the window's video with its audio),
-  `no_clip` (the prompt alone) and, for EPIC-SOUNDS clips, `silenced` (the video with digital silence).
+  `no_clip` (the prompt alone) and, where the clip's audio is annotated (EPIC-SOUNDS clips, HD-EPIC clips with
+  HD-EPIC Sounds rows), `silenced` (the video with digital silence).
 """
 
 

@@ -90,7 +90,7 @@ def export_rows(items: pd.DataFrame) -> pd.DataFrame:
             "strategy": item.distractor_strategy, "format": item.format, "base_format": item.base_format,
             "answer_type": item.answer_type, "prompt": item.prompt, "options": shown_options(item),
             "answer": answer_reply(item), "expected": str(item.expected), "chance": float(item.chance),
-            "conditions": list(conditions_for(item.dataset)),
+            "conditions": list(conditions_for(item.audio_annotated)),
         })
     return pd.DataFrame(rows, columns=EXPORT_COLUMNS)
 
@@ -103,6 +103,12 @@ def materialized_items(store: TableStore) -> pd.DataFrame:
     items = read_parquet(files)
     if not len(items):
         raise ExportError(f"the materialized items under {store.folder('items')} have no rows")
+    stale = sorted(set(items["clip_key"] if "audio_annotated" not in items.columns
+                       else items.loc[items["audio_annotated"].isna(), "clip_key"]))
+    if stale:
+        raise ExportError(f"{len(stale)} clip(s) of the materialized items under {store.folder('items')} have no "
+                          f"audio_annotated column (written before items said their conditions), e.g. {stale[0]}; "
+                          "run `epic-levels run` again")
     return items
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..bank.clip_view import records
-from ..responses.offline import conditions_for
+from ..responses.offline import conditions_for, items_by_condition
 from ..responses.runner import RESPONSE_COLUMNS
 from ..warehouse import read_parquet, write_parquet
 
@@ -88,7 +88,7 @@ def check_replies(records_: list[tuple[int, dict | None, str]], items: pd.DataFr
                   sha256: str) -> Replies:
     """The rows of numbered records checked against ``items`` (RepliesError listing every bad line)."""
     clip_of = dict(zip(items["item_id"], items["clip_key"]))
-    dataset_of = dict(zip(items["item_id"], items["dataset"]))
+    heard_of = dict(zip(items["item_id"], items["audio_annotated"]))
     problems: list[str] = []
     seen: dict[tuple[str, str], int] = {}
     rows: list[dict] = []
@@ -108,7 +108,7 @@ def check_replies(records_: list[tuple[int, dict | None, str]], items: pd.DataFr
         if item_id not in clip_of:
             problems.append(f"{where}: unknown item_id {item_id!r}")
             continue
-        allowed = conditions_for(dataset_of[item_id])
+        allowed = conditions_for(heard_of[item_id])
         if condition not in allowed:
             problems.append(f"{where}: condition {condition!r} not asked for this item (one of {', '.join(allowed)})")
             continue
@@ -163,8 +163,8 @@ def external_responses(clip_key: str, items: pd.DataFrame, stored: dict[str, pd.
         mine = replies[replies["clip_key"] == clip_key]
         by_key = {(r.item_id, r.condition): r for r in records(mine)}
         source = f"{replies['source'].iloc[0]} (sha256 {replies['source_sha256'].iloc[0]})" if len(replies) else model
-        for condition in conditions_for(items["dataset"].iloc[0]):
-            for item in records(items):
+        for condition, asked in items_by_condition(records(items)):
+            for item in asked:
                 r = by_key.get((item.item_id, condition))
                 base = {"item_id": item.item_id, "question_id": item.question_id, "clip_key": item.clip_key,
                         "dataset": item.dataset, "level": item.level, "subtype": item.subtype,

@@ -58,7 +58,8 @@ def media(tmp_path_factory) -> ClipMediaInfo:
 CLIP = Clip("epic_sounds", "P09_08", 45.0, 75.0)
 ITEMS = pd.DataFrame([{"item_id": f"i{n}", "question_id": f"q{n}", "clip_key": CLIP.key, "dataset": CLIP.dataset,
                        "level": "L2", "subtype": "low_sound_moment", "distractor_strategy": "same_clip",
-                       "format": "multiple_choice", "base_format": "multiple_choice", "prompt": f"[{n}] Which sound?"}
+                       "format": "multiple_choice", "base_format": "multiple_choice", "prompt": f"[{n}] Which sound?",
+                       "audio_annotated": True}
                       for n in range(3)])
 
 

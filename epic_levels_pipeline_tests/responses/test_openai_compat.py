@@ -458,7 +458,8 @@ def test_model_responses_drive_the_provider_for_every_condition_and_rerun_makes_
     clip = Clip("epic_sounds", "P09_08", 45.0, 75.0)
     items = pd.DataFrame([{"item_id": f"i{n}", "question_id": f"q{n}", "clip_key": clip.key, "dataset": clip.dataset,
                            "level": "L2", "subtype": "moment_object", "distractor_strategy": "same_clip",
-                           "format": "mcq", "base_format": "mcq", "prompt": f"[{n}] What is handled?"}
+                           "format": "mcq", "base_format": "mcq", "prompt": f"[{n}] What is handled?",
+                           "audio_annotated": True}
                           for n in range(2)])
     media = ClipMediaInfo("ready", "", str(clips["clip"]), str(clips["silenced"]), sha256_file(clips["clip"]),
                           sha256_file(clips["silenced"]))

@@ -47,7 +47,7 @@ def test_media_needing_responder_is_skipped_without_media():
     items = pd.DataFrame([{"item_id": "q#multiple_choice", "question_id": "q", "clip_key": "epic_sounds__P09_08__45-75",
                            "dataset": "epic_sounds", "level": "L2", "subtype": "low_sound_object",
                            "distractor_strategy": "same_clip_other_moments", "format": "multiple_choice",
-                           "base_format": "multiple_choice", "prompt": "Q?"}])
+                           "base_format": "multiple_choice", "prompt": "Q?", "audio_annotated": True}])
     run = ModelRun("gemini", "m", caller=None, cache=None)
     frame, stats = model_responses(Clip.from_key("epic_sounds__P09_08__45-75"), items.iloc[:0], ClipMediaInfo(), run)
     assert frame.empty and stats is None

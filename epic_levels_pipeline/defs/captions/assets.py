@@ -58,28 +58,30 @@ def caption_references(context: dg.AssetExecutionContext, clip_annotations: dict
 
 @dg.asset(
     partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="captions",
-    kinds={"python", "gemini", "parquet"}, code_version="1", pool="model_calls", backfill_policy=CLIP_BACKFILL,
-    ins={"caption_references": clip_in(), "entity_catalogue": dg.AssetIn(), "clip_media": clip_in()},
-    description="One structured caption per clip × condition × responder: the offline caption responders and, "
+    kinds={"python", "gemini", "parquet"}, code_version="2", pool="model_calls", backfill_policy=CLIP_BACKFILL,
+    ins={"caption_references": clip_in(), "entity_catalogue": dg.AssetIn(), "clip_media": clip_in(),
+         "clip_annotations": clip_in()},
+    description="One structured caption per clip × condition × responder (silenced where the clip's annotation rows "
+                "make its audio annotated): the offline caption responders and, "
                 "when models are configured, each model through the QA track's call runner and cache with the "
                 "caption JSON schema (one request per clip × condition).",
 )
 def caption_responses(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
                       caption_references: dict[str, pd.DataFrame], entity_catalogue: Catalogue,
-                      clip_media: dict[str, pd.DataFrame]):
+                      clip_media: dict[str, pd.DataFrame], clip_annotations: dict[str, pd.DataFrame]):
     outs, metas = {}, {}
     cache = evaluation.cache(project.paths)
     keys = clip_keys(context)
     try:
         runs = evaluation.model_runs(cache)
         for key in keys:
-            clip = Clip.from_key(key)
+            clip, streams = Clip.from_key(key), clip_annotations[key]["stream"]
             frames = [track.caption_responses(clip, caption_references[key], entity_catalogue,
-                                              evaluation.caption_offline(), seed=project.seed)]
+                                              evaluation.caption_offline(), seed=project.seed, streams=streams)]
             calls = []
             media = ClipMediaInfo.from_table(clip_media[key])
             for run in runs:
-                frame, stats = model_caption_responses(clip, media, run)
+                frame, stats = model_caption_responses(clip, media, run, streams)
                 frames.append(frame)
                 if stats is not None:
                     calls.append({"model": run.model, "requests": stats.requests, "cache_hits": stats.cache_hits,

@@ -14,11 +14,12 @@ from ..resources import ProjectResource
 
 
 @dg.asset(
-    partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="formats", kinds={"pandas", "parquet"}, code_version="1",
+    partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="formats", kinds={"pandas", "parquet"}, code_version="2",
     backfill_policy=CLIP_BACKFILL,
     ins={"questions": clip_in(), "clip_annotations": clip_in(), "entity_catalogue": dg.AssetIn()},
     description="Each base question as yes_no, multiple_choice, statements, open (or option_judgement when it "
-                "cannot stand without its options) and open_with_reason; prompt, expected answer, chance.",
+                "cannot stand without its options) and open_with_reason; prompt, expected answer, chance; "
+                "audio_annotated (the clip's audio is annotated: the item is also asked under silenced).",
     check_specs=[
         dg.AssetCheckSpec("five_formats_per_question", asset="items", blocking=True),
         dg.AssetCheckSpec("no_list_dependent_wording", asset="items", blocking=True,

@@ -43,7 +43,7 @@ class VqaImportConfig(dg.Config):
     outs={
         "hd_epic_vqa_questions": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
                                              description="Every imported VQA question (one base question each)."),
-        "hd_epic_vqa_all_items": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
+        "hd_epic_vqa_all_items": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="2",
                                              description="Every imported question in its formats (what each "
                                                          "video's hd_epic_vqa_items holds)."),
         "hd_epic_vqa_import_report": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
@@ -90,7 +90,7 @@ def hd_epic_vqa_import(context: dg.AssetExecutionContext, config: VqaImportConfi
 
 
 @dg.asset(
-    partitions_def=vqa_partitions, group_name=GROUP, kinds={"pandas", "parquet"}, code_version="1",
+    partitions_def=vqa_partitions, group_name=GROUP, kinds={"pandas", "parquet"}, code_version="2",
     backfill_policy=VQA_BACKFILL, ins={"hd_epic_vqa_all_items": dg.AssetIn()},
     description="A video's imported items: yes_no, multiple_choice, open or option_judgement, open_with_reason "
                 "(the format registry's templates; no statements item: nothing verifies a second statement).",
@@ -128,7 +128,7 @@ def hd_epic_vqa_responses(context: dg.AssetExecutionContext, evaluation: Evaluat
         for key in keys:
             items = hd_epic_vqa_items[key]
             frames = [imported_responses(items, evaluation.offline(), pools)]
-            video = Clip(DATASET, key.split("__", 1)[-1], 0.0, 0.0)  # model_responses reads only its dataset
+            video = Clip(DATASET, key.split("__", 1)[-1], 0.0, 0.0)  # the conditions are the items' own (audio_annotated)
             frames += [model_responses(video, items, media, run, progress=context.log.info)[0] for run in runs]
             frames = [f for f in frames if len(f)] or frames[:1]
             outs[key] = out = pd.concat(frames, ignore_index=True)

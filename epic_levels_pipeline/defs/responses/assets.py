@@ -48,7 +48,8 @@ def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, eval
     pool="model_calls", backfill_policy=CLIP_BACKFILL,
     ins={"items": clip_in(), "questions": clip_in(), "clip_annotations": clip_in(),
          "entity_catalogue": dg.AssetIn(), "clip_media": clip_in()},
-    description="Every item under every condition (clip, no_clip, and silenced for epic_sounds) from each "
+    description="Every item under every condition it is asked under (clip, no_clip, and silenced where its "
+                "clip's audio is annotated: the items' audio_annotated) from each "
                 "configured responder: the offline reference responders and the models; and, as responder "
                 "`external`, every model of the replies store (data/replies/, `epic-levels import-replies`). "
                 "Model calls are cached by content and persisted as they arrive.",

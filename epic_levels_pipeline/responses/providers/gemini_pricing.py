@@ -38,13 +38,15 @@ def media_rates(spec) -> MediaRates:
 
 
 def media_groups(items: pd.DataFrame, video_per_s: float) -> list[dict]:
-    """One dict per clip × media condition: calls, and the video/audio tokens a cache of it holds."""
+    """One dict per clip × media condition its items are asked under: calls, and the video/audio tokens a cache of
+    it holds."""
     groups = []
     if not len(items):
         return groups
-    for clip_key, n in items.groupby("clip_key").size().items():
+    asked = items.groupby(["clip_key", "audio_annotated"], sort=True).size()
+    for (clip_key, audio_annotated), n in asked.items():
         clip = Clip.from_key(clip_key)
-        for condition in conditions_for(clip.dataset):
+        for condition in conditions_for(audio_annotated):
             if condition in MEDIA_CONDITIONS:
                 groups.append({"clip_key": clip_key, "condition": condition, "calls": int(n),
                                "video_tokens": round(video_per_s * clip.duration_s),
