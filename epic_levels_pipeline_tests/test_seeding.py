@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from epic_levels_pipeline.seeding import generator, stable_seed
+from epic_levels_pipeline.seeding import Seed, generator, stable_seed
 
 
 def test_stable_seed_is_stable():
@@ -36,6 +36,22 @@ def test_generator_draws_depend_only_on_the_parts():
     b.random(7)  # another generator of the same parts, used before: the first is unaffected
     assert generator(1, "x").permutation(20).tolist() == a.permutation(20).tolist()
     assert generator(1, "x").permutation(20).tolist() != generator(1, "y").permutation(20).tolist()
+
+
+def test_seed_makes_fresh_generators_of_the_parts():
+    """Every generator of one :class:`Seed` starts where a generator of the same parts does, whatever was drawn
+    from the others; the seed sequence's other requests are numpy's own."""
+    seed = Seed(20261130, "clip", "subtype", "draft")
+    first = seed.generator()
+    first.random(5)
+    want = np.random.Generator(np.random.PCG64(stable_seed(20261130, "clip", "subtype", "draft")))
+    again = seed.generator()
+    assert isinstance(again.bit_generator, np.random.PCG64)
+    assert again.bit_generator.state == want.bit_generator.state
+    assert again.permutation(50).tolist() == want.permutation(50).tolist()
+    sequence = np.random.SeedSequence(stable_seed(20261130, "clip", "subtype", "draft"))
+    assert seed.generate_state(8).tolist() == sequence.generate_state(8).tolist()
+    assert np.random.Generator(np.random.MT19937(seed)).random() == np.random.Generator(np.random.MT19937(sequence)).random()
 
 
 def test_generator_stream_is_recorded():

@@ -38,7 +38,7 @@ import pyarrow as pa
 from ..annotations.catalogue import Catalogue
 from ..annotations.clips import Clip
 from ..annotations.language import LETTERS
-from ..seeding import generator, stable_seed  # noqa: F401  (stable_seed: a former name of this module)
+from ..seeding import Seed, generator, stable_seed  # noqa: F401  (stable_seed: a former name of this module)
 from .clip_view import ClipView
 from .distractors import pool as make_pool
 from .levels import derive_scope, evidence_json, outside_window
@@ -69,16 +69,18 @@ def _digest(params_json: str, answer_value) -> str:
 
 
 class _DraftTexts:
-    """A draft's texts, the same for its question under every strategy, made once per draft: its params as
-    sorted JSON, the digest ending its question ids and, once one of its questions is kept, its (read-inside)
-    provenance as JSON."""
+    """What a draft's question is made of under every strategy, made once per draft: its params as sorted
+    JSON, the digest ending its question ids, the :class:`..seeding.Seed` of its draws (project seed, clip,
+    subtype, draft: each strategy draws from a new generator of it) and, once one of its questions is kept,
+    its (read-inside) provenance as JSON."""
 
-    __slots__ = ("draft", "params", "digest", "_provenance")
+    __slots__ = ("draft", "params", "digest", "seed", "_provenance")
 
-    def __init__(self, draft: Draft):
+    def __init__(self, draft: Draft, project_seed: int, clip_key: str):
         self.draft = draft
         self.params = _sorted_json(draft.params)
         self.digest = _digest(self.params, draft.answer.value)
+        self.seed = Seed(project_seed, clip_key, draft.subtype, self.digest)
         self._provenance: str | None = None
 
     def provenance(self) -> str:
@@ -171,7 +173,7 @@ def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: Ban
                     drops[f"{name} [{strategy}]: {reason}"] += 1
                     continue
                 if i not in texts:
-                    texts[i] = _DraftTexts(draft)
+                    texts[i] = _DraftTexts(draft, config.seed, clip.key)
                 q, reason = _finish(view, subtype, draft, strategy, config, answers, derived, pools, texts[i])
                 if reason:
                     drops[f"{name} [{strategy}]: {reason}"] += 1
@@ -222,12 +224,12 @@ def _finish(view: ClipView, subtype, draft: Draft, strategy: str, config: BankCo
     """The question of one draft under one strategy (its row: a dict by column) and why it
     was dropped ("" when kept); its pool rows go to ``pools``, kept or not. ``derived_scope``: the scope of
     the draft's (read-inside) provenance when already derived; ``texts``: the draft's :class:`_DraftTexts`. The
-    question's draws come from a generator seeded by (project seed, clip, subtype, draft): a draft's draws
-    are the same whichever strategies are configured beside this one."""
+    question's draws come from a new generator of the draft's seed (project seed, clip, subtype, draft): a
+    draft's draws are the same whichever strategies are configured beside this one."""
     clip = view.clip
     clip_key = clip.key
     qid = _question_id(clip_key, draft, strategy, texts.digest)
-    rng = generator(config.seed, clip_key, draft.subtype, texts.digest)  # (project seed, clip, subtype, draft)
+    rng = texts.seed.generator()  # (project seed, clip, subtype, draft)
     drawn = make_pool(strategy, view, draft, rng, rule=config.distractor_rule, peers=answers)
     chosen = [drawn.candidate(i) for i in range(N_OPTIONS - 1)] if len(drawn) >= N_OPTIONS - 1 else []
     pools.add(qid, draft.subtype, strategy, drawn, {c.value for c in chosen}, draft.answer)
