@@ -55,6 +55,25 @@ def test_a_not_null_column_refuses_nulls():
         schemas.conform("questions", table)
 
 
+def test_rows_convert_as_their_columns_do():
+    """:func:`schemas.from_rows` (one struct conversion) gives the table :func:`schemas.from_columns` gives for the
+    same cells (NaN as null, lists and nulls inside them too); a cell that does not fit is named by its column."""
+    names = schemas.columns("over_marking")
+    rows = [("a", "", "clip", 3, 1, 1 / 3), ("b", float("nan"), "silenced", 0, 0, float("nan"))]
+    columns = {c: [row[i] for row in rows] for i, c in enumerate(names)}
+    assert schemas.from_rows("over_marking", rows).equals(schemas.from_columns("over_marking", columns), check_metadata=True)
+    assert schemas.from_rows("over_marking", []).equals(schemas.from_columns("over_marking", {c: [] for c in names}))
+    with pytest.raises(schemas.SchemaError, match="table over_marking, column n_wrong"):
+        schemas.from_rows("over_marking", [("a", "", "clip", "three", 1, 0.5)])
+    lists = schemas.SCHEMAS["questions"]
+    cells = [None if f.name != "question_id" else "q" for f in lists]
+    cells[lists.names.index("option_present")] = [True, None, float("nan")]
+    cells[lists.names.index("options")] = ["x", float("nan")]
+    table = schemas.from_rows("questions", [tuple(cells)])
+    assert table.equals(schemas.from_columns("questions", {c: [v] for c, v in zip(lists.names, cells)}), check_metadata=True)
+    assert table.column("option_present").to_pylist() == [[True, None, None]]
+
+
 def test_an_undeclared_table_is_written_as_inferred(tmp_path):
     path = tmp_path / "t.parquet"
     write_parquet(pd.DataFrame({"x": [1]}), path, "not_a_declared_table")

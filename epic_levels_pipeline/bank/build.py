@@ -44,7 +44,7 @@ from .distractors import pool as make_pool
 from .levels import derive_scope, evidence_json, outside_window
 from .solvers import solve
 from .subtypes import SUBTYPES, BankConfig, Draft
-from .tables import N_OPTIONS, POOL_COLUMNS, QUESTION_COLUMNS, PoolColumns, QuestionColumns  # noqa: F401
+from .tables import N_OPTIONS, POOL_COLUMNS, QUESTION_COLUMNS, PoolColumns, QuestionRows  # noqa: F401
 
 
 def _sorted_json(value) -> str:
@@ -131,7 +131,7 @@ def _frame(table: pa.Table) -> pd.DataFrame:
 def build_bank(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, config: BankConfig | None = None) -> Bank:
     config = config or BankConfig()
     view = ClipView(clip, rows, catalogue)
-    questions = QuestionColumns()
+    questions = QuestionRows()
     pools = PoolColumns(clip.key)
     drops: Counter = Counter()
     names = config.subtypes or tuple(SUBTYPES)

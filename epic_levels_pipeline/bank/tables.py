@@ -1,7 +1,9 @@
-"""A clip's bank tables, collected column by column and made into Arrow tables of the declared schemas
-(:mod:`..schemas`): the questions and the distractor pools."""
+"""A clip's bank tables, made into Arrow tables of the declared schemas (:mod:`..schemas`): the questions,
+collected row by row, and the distractor pools, collected column by column."""
 
 from __future__ import annotations
+
+from operator import itemgetter
 
 import pyarrow as pa
 
@@ -12,18 +14,20 @@ POOL_COLUMNS = schemas.columns("distractor_pools")
 N_OPTIONS = 4
 
 
-class QuestionColumns:
-    """A clip's questions, one list per declared column."""
+class QuestionRows:
+    """A clip's questions, one tuple of the declared columns' cells per question (made into the table in one
+    conversion: :func:`..schemas.from_rows`)."""
+
+    cells = itemgetter(*QUESTION_COLUMNS)  # a question's row (a dict by column) -> its cells in declared order
 
     def __init__(self):
-        self.cells: dict[str, list] = {c: [] for c in QUESTION_COLUMNS}
+        self.rows: list[tuple] = []
 
     def add(self, row: dict) -> None:
-        for column, values in self.cells.items():
-            values.append(row[column])
+        self.rows.append(self.cells(row))
 
     def table(self) -> pa.Table:
-        return schemas.from_columns("questions", self.cells)
+        return schemas.from_rows("questions", self.rows)
 
 
 class PoolColumns:

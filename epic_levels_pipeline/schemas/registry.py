@@ -79,6 +79,20 @@ def from_columns(name: str, data: dict[str, list]) -> pa.Table:
     return conform(name, data)
 
 
+def from_rows(name: str, rows: list[tuple]) -> pa.Table:
+    """An Arrow table of table ``name`` from its rows (tuples of the declared columns' values, in order): the
+    values converted as :func:`conform` converts a dict of columns (the declared types, NaN as null), in one
+    conversion for all columns (the rows as one struct array) rather than one per column. When a value does
+    not fit, the columns go through :func:`conform`, which names the column."""
+    schema = SCHEMAS[name]
+    try:
+        table = pa.Table.from_arrays(pa.array(rows, type=pa.struct(schema), from_pandas=True).flatten(), schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+        return conform(name, {c: [row[i] for row in rows] for i, c in enumerate(schema.names)})
+    _check_nulls(name, table)
+    return table
+
+
 def conform(name: str, data: pd.DataFrame | pa.Table | dict) -> pa.Table:
     """``data`` (a frame, an Arrow table or a dict of columns) as an Arrow table of ``name``'s declared schema:
     every declared column, in order, cast to its type (a frame keeps its pandas metadata, so reading the file
@@ -137,7 +151,7 @@ def _column(name: str, field: pa.Field, values) -> pa.Array | pa.ChunkedArray:
 
 
 def _check_nulls(name: str, table: pa.Table) -> None:
-    for field, column in zip(table.schema, table.columns):
-        if not field.nullable and column.null_count:
-            raise SchemaError(f"table {name}, column {field.name}: {column.null_count} null value(s) in a column "
-                              "declared not null")
+    for i, field in enumerate(table.schema):  # (a column is read only when declared not null)
+        if not field.nullable and table.column(i).null_count:
+            raise SchemaError(f"table {name}, column {field.name}: {table.column(i).null_count} null value(s) in a "
+                              "column declared not null")
