@@ -215,10 +215,11 @@ def _shares_objects(view: ClipView, draft) -> Pool:
     def build() -> Pool:
         t = view.catalogue.derived("distractor_tables", tables)["activity"]
         window = {t.position[f"activity:{label}"] for label in _window_labels(view) if f"activity:{label}" in t.position}
-        sharing = sorted({i for name in view.present_objects for i in t.by_object.get(name, [])} - window)
+        present = view.present_objects
+        sharing = sorted({i for name in present for i in t.by_object.get(name, [])} - window)
 
-        def note(i: int) -> str:
-            return "shares objects: " + ", ".join(sorted(t.objects[i] & view.present_objects)[:4])
+        def note(i: int) -> str:  # (reads the clip's objects, not the view: a pool the view keeps refers not back to it)
+            return "shares objects: " + ", ".join(sorted(t.objects[i] & present)[:4])
 
         return _of_table(t, np.array(sharing, dtype=np.int64), "shares_objects", True, None, note)
 

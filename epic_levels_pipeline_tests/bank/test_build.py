@@ -74,3 +74,33 @@ def test_bank_tables_have_the_declared_schemas(bundled):
     q = bank.questions
     assert len(q) and all(isinstance(v, list) for v in q["options"])
     assert list(q.columns) == schemas.columns("questions")
+
+
+def test_pools_do_not_refer_back_to_their_view(bundled):
+    """A clip's view keeps the pools it offers; no pool refers back to the view, so a clip's view and all it
+    read are freed as soon as its bank is built (no reference cycle left for the garbage collector)."""
+    import weakref
+
+    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.bank.clip_view import ClipView
+    from epic_levels_pipeline.bank.pools import offered
+    from epic_levels_pipeline.bank.subtypes import SUBTYPES, BankConfig
+    from epic_levels_pipeline_tests.conftest import ROOT
+
+    ann, cat = bundled
+    config, strategies = BankConfig(), set()
+    for clip in read_manifest(ROOT / "data" / "clips.csv"):
+        view = ClipView(clip, clip_annotations(ann, clip), cat)
+        pools = []
+        for subtype in SUBTYPES.values():
+            if subtype.applies(view):
+                for draft in subtype.generate(view):
+                    if not isinstance(draft, tuple):
+                        for strategy in config.strategies(subtype):
+                            pools.append(offered(strategy, view, draft))
+                            strategies.add(strategy)
+        ref = weakref.ref(view)
+        del view
+        assert ref() is None, clip.key
+        assert all(p.note_of(0) for p in pools if len(p))  # (the pools still read their notes)
+    assert "shares_objects" in strategies
