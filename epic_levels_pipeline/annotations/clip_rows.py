@@ -89,6 +89,11 @@ def _rows_slice(frame: pd.DataFrame, a: int, b: int) -> pd.DataFrame:
     return part
 
 
+def _clip_rows(span: tuple[pd.DataFrame, int, int] | None) -> pd.DataFrame:
+    """A clip's frame from its span in a batch (:meth:`ClipRowsIndex.spans`); no span, no rows."""
+    return _empty_rows() if span is None else _rows_slice(*span)
+
+
 def _stable_types(out: pd.DataFrame, columns=None) -> None:
     """Parquet-friendly, stable types (in place; only ``columns`` when given)."""
     wanted = set(CLIP_ANNOTATION_COLUMNS if columns is None else columns)
@@ -294,18 +299,24 @@ class ClipRowsIndex:
 
     def rows(self, clips: list[Clip]) -> dict[str, pd.DataFrame]:
         """The ``clip_annotations`` frame of each clip (by key), identical to :func:`clip_annotations`."""
-        out: dict[str, pd.DataFrame] = {}
+        return {key: _clip_rows(span) for key, span in self.spans(clips).items()}
+
+    def spans(self, clips: list[Clip]) -> dict[str, tuple[pd.DataFrame, int, int] | None]:
+        """Where each clip's rows lie (by key): a frame of the batch and the clip's first and end row in it
+        (:func:`_clip_rows` makes the clip's frame of them), None for a clip without rows. A caller going
+        clip by clip makes each clip's frame when it comes to it, so a clip's frame is freed with the clip."""
+        out: dict[str, tuple[pd.DataFrame, int, int] | None] = {}
         for dataset in DATASETS:
             group = [c for c in clips if c.dataset == dataset]
             if group:
-                out.update(self._rows_of(dataset, group))
+                out.update(self._spans_of(dataset, group))
         return {c.key: out[c.key] for c in clips}
 
     _STREAMS = {"epic_sounds": (("sounds", "sound"), ("narrations", "narration")),
                 "hd_epic": (("activities", "activity"), ("object_tracks", "object_track"), ("sounds", "sound"),
                             ("narrations", "narration"))}
 
-    def _rows_of(self, dataset: str, clips: list[Clip]) -> dict[str, pd.DataFrame]:
+    def _spans_of(self, dataset: str, clips: list[Clip]) -> dict[str, tuple[pd.DataFrame, int, int] | None]:
         parts: dict[str, pd.DataFrame] = {}
         for table, stream in self._STREAMS[dataset]:
             which, positions = self._index(table).overlaps(clips)
@@ -344,8 +355,8 @@ class ClipRowsIndex:
                 where = np.concatenate([np.arange(a, b) for _, a, b in members])
                 variant = big.assign(**_null_columns(absent, len(big), where)) if absent else big
                 for clip, a, b in members:
-                    result[clip.key] = _rows_slice(variant, a, b)
-        return {key: rows if rows is not None else _empty_rows() for key, rows in result.items()}
+                    result[clip.key] = (variant, a, b)
+        return result
 
 
 def clips_annotations(ann: Annotations, clips: list[Clip]) -> dict[str, pd.DataFrame]:
@@ -365,6 +376,6 @@ def iter_clips_annotations(ann: Annotations, clips: list[Clip], batch: int = 102
         raise ValueError("iter_clips_annotations: the index was built for other annotation tables")
     for i in range(0, len(clips), batch):
         chunk = clips[i:i + batch]
-        rows = index.rows(chunk)
-        for clip in chunk:
-            yield clip, rows.pop(clip.key)
+        spans = index.spans(chunk)
+        for clip in chunk:  # (each clip's frame made as it comes: a frame lives only as long as its clip's use)
+            yield clip, _clip_rows(spans.pop(clip.key))

@@ -93,6 +93,18 @@ def test_a_clips_frame_modified_leaves_the_others_alone(bundled):
     pd.testing.assert_frame_equal(clips_annotations(ann, clips[:1])[clips[0].key], clip_annotations(ann, clips[0]))
 
 
+def test_iterated_frames_modified_leave_the_next_clips_alone(bundled):
+    """Going clip by clip, each clip's frame is made from the batch as the clip comes: changing a frame in place
+    changes none of the frames that follow (they are still the frames clip_annotations makes)."""
+    ann, _ = bundled
+    clips = read_manifest(ROOT / "data" / "clips.csv")
+    for clip, rows in iter_clips_annotations(ann, clips, batch=len(clips)):
+        pd.testing.assert_frame_equal(rows, clip_annotations(ann, clip), obj=clip.key)
+        if len(rows):
+            rows.loc[:, "label"] = "changed"
+            rows.loc[0, "start_s"] = -1.0
+
+
 @pytest.mark.skipif(not STAGED.is_dir(), reason=f"staged annotation files not found at {STAGED}")
 def test_300_staged_windows_match_clip_by_clip(staged):
     ann = staged
