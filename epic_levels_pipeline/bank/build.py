@@ -64,7 +64,9 @@ def _digest(params_json: str, answer_value) -> str:
     """The digest ending a draft's question ids: the sha1 of ``[params, answer value]`` as sorted JSON (first 8
     hex digits), from the params' JSON already made — the encoder writes a list as the texts of its items,
     each written as it is alone, joined by ``", "`` in brackets."""
-    text = f"[{params_json}, {json.dumps(answer_value, sort_keys=True)}]"
+    # (a text has no keys to sort: its JSON by the standard encoder, without making a sorting one)
+    value_json = json.dumps(answer_value) if isinstance(answer_value, str) else _sorted_json(answer_value)
+    text = f"[{params_json}, {value_json}]"
     return hashlib.sha1(text.encode()).hexdigest()[:8]
 
 

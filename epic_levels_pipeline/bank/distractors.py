@@ -105,7 +105,7 @@ def pool(strategy: str, view: ClipView, draft, rng: np.random.Generator | None =
             if any(counts[name] < want for name, want in design.items()):
                 continue  # (it cannot be filled)
             draw.restart()
-            if all(draw.take(side(name), want) for name, want in design.items()):
+            if all(want == 0 or draw.take(side(name), want) for name, want in design.items()):  # (none: no side read)
                 break
         else:
             return Drawn.none(strategy, n, "no distractors to place the key at a frequency rank (pool too small)")
