@@ -157,8 +157,9 @@ class _Draw:
     def drawn(self, offered: int) -> Drawn:
         """The candidates taken, as the columns of a :class:`.candidates.Drawn`."""
         source = self.source
-        values = tuple(source.values[p] for p in self.taken)
-        at = [int(source.at[p]) for p in self.taken]
+        taken = np.fromiter(self.taken, dtype=np.intp, count=len(self.taken))  # (the positions, in order taken)
+        values = tuple(source.values[taken].tolist())
+        at = source.at[taken].tolist()
         present = ((source.present,) * len(values) if source.present is not None
                    else tuple(map(self.view.present, values)))
         return Drawn(source.strategy, values, tuple(self.taken.values()), present,
