@@ -7,7 +7,7 @@ every bundled clip with ``--all-clips``), ``workspace.yaml`` and ``dagster.yaml`
 the child processes get ``DAGSTER_HOME`` = ``EPIC_LEVELS_HOME`` = that root and no model or key variables, so
 the repository's ``data/`` is never touched and no model is called.
 
-Prints the wall time of ``epic-levels run`` (the main job on those clips; and the command's own figure), then for each of ``--repeat N``
+Prints the peak resident memory of every process of the daemon's tree (the run processes it launches), and the wall time of ``epic-levels run`` (the main job on those clips; and the command's own figure), then for each of ``--repeat N``
 edits of sound P09_08_13 (its start moves by 38 ms, then 40 ms more each time) the wall time from the
 write to the moment every cross-clip table (scores, paired_comparisons, over_marking, shortcut_audit) has a
 materialization after the edit and no run is queued or running, split into the wait for the sensor's tick
@@ -48,6 +48,7 @@ import dagster as dg  # noqa: E402
 from epic_levels_pipeline.annotations.clips import Clip, read_manifest  # noqa: E402
 from epic_levels_pipeline.orchestration.local import project_instance  # noqa: E402
 from epic_levels_pipeline.settings import Paths  # noqa: E402
+from full_run import Sampler  # noqa: E402  (bench/, this script's folder)
 
 TEST_CLIPS = ["epic_sounds__P09_08__45-75", "epic_sounds__P02_133__15-45", "hd_epic__P09-20240623-120359__1440-1470"]
 ROW = "P09_08_13,P09,P09_08,00:00:47."
@@ -207,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         with open(log, "w") as out:
             daemon = subprocess.Popen([executable("dagster-daemon"), "run", "-w", "workspace.yaml"], cwd=root, env=env,
                                       stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        sampler = Sampler(daemon.pid, 0.5, log, 0)  # the daemon and every run process it launches
+        sampler.start()
         figures = []
         try:
             with project_instance(Paths(root)) as instance:
@@ -238,7 +241,12 @@ def main(argv: list[str] | None = None) -> int:
                           f"[{', '.join(r.dagster_run.job_name for r in runs)}], {in_runs:.1f} s from start to end"
                           f"{'; FAILED: ' + ', '.join(failed) if failed else ''})")
         finally:
+            sampler.stop.set()
             stop(daemon)
+            sampler.join()
+        print("peak resident memory per process of the daemon's tree (VmHWM, sampled every 0.5 s):")
+        for pid, peak in sorted(sampler.peak.items(), key=lambda kv: -kv[1])[:6]:
+            print(f"  {peak / 1024 ** 3:6.2f} GiB  pid {pid}  {sampler.names[pid][:100]}")
     print("\nfigures:")
     print(f"  clips: {n_clips}; `epic-levels run` {run_s:.1f} s wall, the command's own figure: {inside}")
     print(f"  one-row edit -> fresh cross-clip tables: median {statistics.median(figures):.1f} s of {len(figures)} "
