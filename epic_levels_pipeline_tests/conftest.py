@@ -53,7 +53,6 @@ E2E_PATHS = {
     "defs/test_sensor.py::test_sensor_reruns_when_files_return_to_an_earlier_content": "two edits, each clip's update run",
     # one edited annotation row, then the clip's update run and the combine, against a full run (about 2.5 min)
     "defs/test_incremental_scores.py": "a whole run, an edit, and the update run it causes",
-    "defs/test_cross_clip_process.py": "the cross-clip tables in a spawned process of their own",
     # today's tables from every bundled verdict beside the combined partials (30-40 s on 2 cores each)
     "scoring/test_partials.py::test_combined_scores_and_pairs_are_todays_tables_on_the_bundled_run":
         "the reference tables of every bundled verdict",

@@ -3,18 +3,15 @@
 ``run_pipeline`` does what a person would do in the UI: register the manifest's clips as partitions,
 materialize the annotation tables, then every per-clip asset for the clips in batches (one run per range of
 up to ``MAX_CLIPS_PER_RUN`` consecutive clip partitions, the per-clip assets' backfill policy), then the
-cross-clip tables (in a process of their own when the clips took more than one batch, so that no process
-holds both what thousands of clips' runs left on its heap and the combine's peak).
+cross-clip tables.
 Each step is a real Dagster run recorded in the instance (``DAGSTER_HOME`` = the project root, whose
 ``dagster.yaml`` keeps storage under ``data/dagster``), so lineage and metadata show in the UI afterwards.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +20,7 @@ import dagster as dg
 import yaml
 
 from ..annotations.clips import Clip, read_manifest
-from ..defs.partitions import MAX_CLIPS_PER_RUN, batches, range_tags
+from ..defs.partitions import batches, range_tags
 from ..settings import Paths
 
 CLIPS = "clips"  # the clips' dynamic partitions (defs/partitions.py)
@@ -163,32 +160,9 @@ def _run_pipeline(paths, clip_keys, run_config, instance, log, selection) -> Run
                         tags=range_tags(batch))
         if downstream:
             log(f"materializing cross-clip tables ({len(downstream)} assets)")
-            if instance is None and len(clips) > MAX_CLIPS_PER_RUN:
-                # after several batches, in a process of its own: the heap the batches' runs left behind is
-                # not carried into the combine, whose peak is then the only one (bounded memory per process)
-                with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-                    ok, run_id = pool.submit(_cross_clip_run, str(paths.root), [k.to_user_string() for k in downstream],
-                                             config).result()
-                report.runs += 1
-                if not ok:
-                    report.failed.append("cross-clip tables")
-                    log(f"  FAILED: cross-clip tables (see the run in the Dagster UI: run id {run_id})")
-            else:
-                execute(downstream, label="cross-clip tables")
+            execute(downstream, label="cross-clip tables")
     report.seconds = time.monotonic() - started
     return report
-
-
-def _cross_clip_run(root: str, keys: list[str], run_config: dict) -> tuple[bool, str]:
-    """The cross-clip tables of the project at ``root`` as one run in this (fresh) process: (success, run id)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=dg.BetaWarning)
-        warnings.filterwarnings("ignore", category=dg.PreviewWarning)
-        job = load_definitions().resolve_implicit_global_asset_job_def()
-        with project_instance(Paths(Path(root))) as instance:
-            result = job.execute_in_process(instance=instance, run_config=run_config, raise_on_error=False,
-                                            asset_selection=[dg.AssetKey.from_user_string(k) for k in keys])
-        return result.success, result.run_id
 
 
 @contextmanager
