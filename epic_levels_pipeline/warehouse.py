@@ -170,14 +170,14 @@ def read_parquet(paths: list[Path]) -> pd.DataFrame:
 ALL_CLIPS_KEY = b"epic_levels.all_clips"  # the consolidated file's index, in its schema metadata
 
 
-def _stamp(path: Path) -> list[int] | None:
-    """What tells a clip file's versions apart (inode, mtime in ns, size: every write replaces the file),
+def file_stamp(path: Path) -> tuple[int, int, int] | None:
+    """What tells a stored file's versions apart (inode, mtime in ns, size: every write replaces the file),
     None while it does not exist."""
     try:
         stat = path.stat()
     except FileNotFoundError:
         return None
-    return [stat.st_ino, stat.st_mtime_ns, stat.st_size]
+    return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
 
 def _read_consolidated(path: Path) -> tuple[pa.Table, dict[str, tuple[list[int], int, int]]] | None:
@@ -207,14 +207,14 @@ def read_partitions(paths: list[Path], consolidated: Path) -> pd.DataFrame:
     table reads a few files plus one instead of one per clip. The frame is the one ``read_parquet`` gives:
     the files' rows in file order, files without rows left out. Files of more than one schema (a table
     written before a schema change) are read as ``read_parquet`` reads them, without a copy."""
-    stamps = [(p, _stamp(p)) for p in paths]
+    stamps = [(p, file_stamp(p)) for p in paths]
     stamps = [(p, s) for p, s in stamps if s is not None]
     found = _read_consolidated(consolidated)
     base, index = found if found is not None else (None, {})
     pieces, fresh = [], 0
     for path, stamp in stamps:
         entry = index.get(path.name)
-        if entry is not None and entry[0] == stamp:
+        if entry is not None and tuple(entry[0]) == stamp:
             pieces.append(base.slice(entry[1], entry[2]))
         else:
             pieces.append(_read_file(path))

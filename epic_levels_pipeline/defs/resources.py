@@ -12,7 +12,7 @@ from pydantic import PrivateAttr
 
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
-from ..warehouse import TableStore, read_parquet, read_partitions, to_frames, write_parquet, write_parquets
+from ..warehouse import TableStore, file_stamp, read_parquet, read_partitions, to_frames, write_parquet, write_parquets
 from .partitions import BY_CLIP
 
 
@@ -110,7 +110,7 @@ class TableIOManager(dg.ConfigurableIOManager):
     def _written(self, path: Path, table) -> None:
         """Remember the Arrow table just written to ``path``: a later step of the run that reads the file
         while it is unchanged converts that table (what reading the file gives) instead of reading it."""
-        self._loaded[str(path)] = ((_version(path),), _Written(table))
+        self._loaded[str(path)] = ((file_stamp(path),), _Written(table))
 
     def _convert_written(self, paths: list[Path]) -> None:
         """Convert the tables this run wrote to ``paths`` (and that are unchanged since) in one go
@@ -118,7 +118,7 @@ class TableIOManager(dg.ConfigurableIOManager):
         written = []
         for path in paths:
             entry = self._loaded.get(str(path))
-            if entry is not None and isinstance(entry[1], _Written) and entry[0] == (_version(path),):
+            if entry is not None and isinstance(entry[1], _Written) and entry[0] == (file_stamp(path),):
                 written.append((str(path), entry[0], entry[1].table))
         if len(written) < 2:
             return
@@ -129,7 +129,7 @@ class TableIOManager(dg.ConfigurableIOManager):
         """``read()`` of the stored files ``paths``, once per run while none of them changes (several steps of
         a run read the same clip files and tables); one entry per ``key``. A frame is handed out as a
         copy-on-write copy, so a step that changes its input never changes what the next step reads."""
-        version = tuple(_version(p) for p in paths)
+        version = tuple(file_stamp(p) for p in paths)
         entry = self._loaded.get(key)
         if entry is None or entry[0] != version:
             entry = self._loaded[key] = (version, read())
@@ -159,15 +159,6 @@ class TableIOManager(dg.ConfigurableIOManager):
         if pickled.exists() and not path.exists():
             return self._cached(str(pickled), [pickled], lambda: pickle.loads(pickled.read_bytes()))
         return self._cached(str(path), [path], lambda: read_parquet([path]))
-
-
-def _version(path: Path):
-    """What tells a stored file's versions apart: (mtime, size), None while it does not exist."""
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        return None
-    return stat.st_mtime_ns, stat.st_size
 
 
 class _Written:
