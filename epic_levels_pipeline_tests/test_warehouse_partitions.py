@@ -15,9 +15,17 @@ from epic_levels_pipeline.warehouse import TableStore, read_parquet, read_partit
 NAME = "score_partials"
 
 
-def _frame(clip: str, rows: int, salt: int) -> pd.DataFrame:
-    return pd.DataFrame({"clip_key": [clip] * rows, "n": [salt + i for i in range(rows)],
-                         "label": [f"{clip}-{salt}-{i}" for i in range(rows)], "rate": [0.5 * i for i in range(rows)]})
+SCHEMA = pa.schema([("clip_key", pa.string()), ("n", pa.int64()), ("label", pa.string()), ("rate", pa.float64())])
+
+
+def _frame(clip: str, rows: int, salt: int) -> pa.Table:
+    """A clip's table as the IO manager writes it: its declared Arrow types, and the pandas metadata of the
+    frame it came from, which differs between clips (a clip whose labels are all missing, every fourth salt,
+    or that has no rows, wrote its string columns as ``object``)."""
+    labels = [None if salt % 4 == 0 else f"{clip}-{salt}-{i}" for i in range(rows)]
+    frame = pd.DataFrame({"clip_key": [clip] * rows, "n": [salt + i for i in range(rows)], "label": labels,
+                          "rate": [0.5 * i for i in range(rows)]})
+    return pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
 
 
 def _counting(monkeypatch) -> list[str]:
@@ -56,6 +64,7 @@ def test_reading_through_the_copy_equals_reading_every_file_after_any_edits(tmp_
     paths = [store.path(NAME, c) for c in clips]
     if any(p.exists() for p in paths):
         pd.testing.assert_frame_equal(read_partitions(paths, consolidated), read_parquet(paths), check_exact=True)
+        assert consolidated.exists()  # files of one table's types have a copy, whatever their pandas metadata
 
 
 def test_after_one_clip_changes_only_the_copy_and_that_clip_are_read(tmp_path, monkeypatch):
@@ -100,7 +109,7 @@ def test_files_of_two_schemas_are_read_as_every_file_is_and_no_copy_is_made(tmp_
     store = TableStore(tmp_path)
     paths = [store.path(NAME, f"epic_sounds__P01_01__{s}-{s + 30}") for s in (0, 30)]
     write_parquet(_frame(paths[0].stem, 2, 0), paths[0])
-    write_parquet(_frame(paths[1].stem, 2, 1).assign(extra=True), paths[1])
+    write_parquet(_frame(paths[1].stem, 2, 1).append_column("extra", pa.array([True, True])), paths[1])
     consolidated = store.consolidated_path(NAME)
     pd.testing.assert_frame_equal(read_partitions(paths, consolidated), read_parquet(paths), check_exact=True)
     assert not consolidated.exists()
@@ -110,10 +119,26 @@ def test_a_file_replaced_by_one_of_the_same_size_and_time_is_still_read_again(tm
     rows = 3
     store = TableStore(tmp_path)
     path = store.path(NAME, "epic_sounds__P01_01__0-30")
-    write_parquet(_frame(path.stem, rows, 0), path)
+    write_parquet(_frame(path.stem, rows, 1).set_column(2, "label", pa.array(["x", "y", "z"])), path)
     consolidated = store.consolidated_path(NAME)
     read_partitions([path], consolidated)
     stat = path.stat()
-    write_parquet(_frame(path.stem, rows, 0).assign(label=lambda f: f["label"].str.upper()), path)
+    write_parquet(_frame(path.stem, rows, 1).set_column(2, "label", pa.array(["X", "Y", "Z"])), path)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same mtime; the rewrite is a new file (inode)
     pd.testing.assert_frame_equal(read_partitions([path], consolidated), read_parquet([path]), check_exact=True)
+
+
+def test_clips_whose_columns_convert_differently_share_one_copy_and_keep_their_conversion(tmp_path, monkeypatch):
+    """A clip with no labels (its file's pandas metadata says ``object``), an empty clip and ordinary clips:
+    one copy of all of them, and the frame read through it converts each clip as reading its file does."""
+    store = TableStore(tmp_path)
+    paths = [store.path(NAME, f"epic_sounds__P01_01__{s}-{s + 30}") for s in (0, 30, 60, 90)]
+    for path, (rows, salt) in zip(paths, [(3, 1), (2, 4), (0, 5), (2, 6)]):
+        write_parquet(_frame(path.stem, rows, salt), path)
+    consolidated = store.consolidated_path(NAME)
+    expected = read_parquet(paths)
+    pd.testing.assert_frame_equal(read_partitions(paths, consolidated), expected, check_exact=True)
+    assert consolidated.exists()
+    read = _counting(monkeypatch)
+    pd.testing.assert_frame_equal(read_partitions(paths, consolidated), expected, check_exact=True)
+    assert read == [consolidated.name]
