@@ -84,7 +84,8 @@ def warehouse_surface() -> dict[str, list[str]]:
             "responses": RESPONSE_COLUMNS, "verdicts": VERDICT_COLUMNS,
             "caption_references": track.REFERENCE_COLUMNS, "caption_responses": track.RESPONSE_COLUMNS,
             "caption_alignments": track.ALIGNMENT_COLUMNS, "caption_response_scores": track.RESPONSE_SCORE_COLUMNS,
-            "caption_scores": track.SCORE_COLUMNS, "caption_threshold_sensitivity": track.SWEEP_COLUMNS}
+            "caption_scores": track.SCORE_COLUMNS, "caption_threshold_sensitivity": track.SWEEP_COLUMNS,
+            "caption_threshold_partials": track.SWEEP_PARTIAL_COLUMNS}
 
 
 def compute() -> dict:

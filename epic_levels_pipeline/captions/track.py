@@ -8,7 +8,11 @@ asset (warehouse table)         function
 ``caption_alignments`` (clip)   :func:`caption_alignments` ``(references, responses, catalogue, judge)``
                                 → ``(alignments, response_scores)``
 ``caption_scores``              :func:`caption_scores` ``(response_scores)``
-``caption_threshold_...``       :func:`caption_threshold_sensitivity` ``(references, responses, catalogue)``
+``caption_threshold_partials``  :func:`caption_threshold_partials` ``(references, responses, catalogue, judge)``
+(clip)
+``caption_threshold_...``       :func:`sensitivity_from_partials` ``(partials)`` (every clip's partials);
+                                :func:`caption_threshold_sensitivity` ``(references, responses, catalogue)``
+                                is the two in one
 ==============================  =====================================================================
 
 ``rows`` is the clip rows frame of ``clip_annotations(ann, clip)``. Model replies join
@@ -48,6 +52,8 @@ SWEEP_COLUMNS = ["unit", "threshold", "is_default", "condition", "metric", "resp
                  "spearman_rho", "n_ranked"]
 SWEEPS = {"event": [0.1, 0.2, 0.3, 0.4, 0.5], "action": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]}
 SWEEP_METRICS = ["event_f1", "event_label_f1", "action_f1", "action_label_f1", "reference_f1", "evsa_f1", "ccc"]
+SWEEP_KEYS = ["unit", "threshold", "is_default", "condition", "responder", "model"]
+SWEEP_PARTIAL_COLUMNS = ["clip_key", *SWEEP_KEYS, *SWEEP_METRICS]
 
 
 # --- references ------------------------------------------------------------------------------------
@@ -179,24 +185,28 @@ def caption_alignments(references: pd.DataFrame, responses: pd.DataFrame, catalo
 
 def caption_scores(response_scores: pd.DataFrame) -> pd.DataFrame:
     """Cross-clip scores, long: the mean of each metric over the responses where it applies (``n`` of
-    them), per responder × model × condition × dataset (``'*'``: both datasets) × matcher."""
+    them), per responder × model × condition × dataset (``'*'``: both datasets) × matcher. The groups are
+    taken over the responses as they are (one row each), and each metric's rows then follow one another."""
     if not len(response_scores):
         return pd.DataFrame(columns=SCORE_COLUMNS)
-    both = pd.concat([response_scores, response_scores.assign(dataset="*")], ignore_index=True)
-    long = both.melt(id_vars=["responder", "model", "condition", "dataset", "matcher"], value_vars=METRICS,
-                     var_name="metric", value_name="v")
-    long["v"] = pd.to_numeric(long["v"], errors="coerce")
-    out = (long.groupby(["responder", "model", "condition", "dataset", "matcher", "metric"], sort=False, dropna=False)["v"]
-           .agg(n="count", value="mean").reset_index())
-    return out[SCORE_COLUMNS]
+    keys = ["responder", "model", "condition", "dataset", "matcher"]
+    values = response_scores[METRICS].apply(pd.to_numeric, errors="coerce")
+    frame = pd.concat([response_scores[keys], values], axis=1)
+    counts, means = [], []
+    for part in (frame, frame.assign(dataset="*")):
+        grouped = part.groupby(keys, sort=False, dropna=False)[METRICS]
+        counts.append(grouped.count())
+        means.append(grouped.mean())
+    long = pd.concat(counts).reset_index().melt(id_vars=keys, value_vars=METRICS, var_name="metric", value_name="n")
+    long["value"] = pd.concat(means).reset_index().melt(id_vars=keys, value_vars=METRICS)["value"].to_numpy()
+    return long[SCORE_COLUMNS]
 
 
-def caption_threshold_sensitivity(references: pd.DataFrame, responses: pd.DataFrame, catalogue: Catalogue,
-                                  judge: Judge | None = None) -> pd.DataFrame:
-    """Greedy scores with the event tIoU swept over 0.1–0.5 and the action tIoU over 0.1–0.7 (the other
-    at its default), each metric averaged over clips per responder × model × condition, and the Spearman
-    ρ of the responder ranking at each threshold against the ranking at the defaults (NaN with fewer
-    than 3 ranked responders or a constant metric)."""
+def caption_threshold_partials(references: pd.DataFrame, responses: pd.DataFrame, catalogue: Catalogue,
+                               judge: Judge | None = None) -> pd.DataFrame:
+    """A clip's share of the threshold sweep: each response's greedy metrics (``SWEEP_METRICS``) with the event
+    tIoU swept over 0.1–0.5 and the action tIoU over 0.1–0.7 (the other at its default), one row per
+    setting × response. Written with the clip, so the cross-clip sweep only averages these rows."""
     rules, judge = rules_for(catalogue), _memo(judge)
     prepared = list(_prepared(references, responses))
     default = Thresholds()
@@ -206,12 +216,23 @@ def caption_threshold_sensitivity(references: pd.DataFrame, responses: pd.DataFr
             th = Thresholds(event=t) if unit == "event" else Thresholds(action=t)
             for r, ref, parsed in prepared:
                 m = score_response(ref, parsed, rules, thresholds=th, judge=judge).metrics
-                rows += [{"unit": unit, "threshold": t, "is_default": th == default, "condition": r["condition"],
-                          "responder": r["responder"], "model": r["model"], "metric": k, "v": m[k]} for k in SWEEP_METRICS]
-    frame = pd.DataFrame(rows)
-    frame["v"] = pd.to_numeric(frame["v"], errors="coerce")
-    agg = (frame.groupby(["unit", "threshold", "is_default", "condition", "metric", "responder", "model"], dropna=False)["v"]
-           .mean().rename("value").reset_index())
+                rows.append({"clip_key": r["clip_key"], "unit": unit, "threshold": t, "is_default": th == default,
+                             "condition": r["condition"], "responder": r["responder"], "model": r["model"],
+                             **{k: m[k] for k in SWEEP_METRICS}})
+    frame = pd.DataFrame(rows, columns=SWEEP_PARTIAL_COLUMNS)
+    for k in SWEEP_METRICS:
+        frame[k] = pd.to_numeric(frame[k], errors="coerce").astype(float)
+    return frame
+
+
+def sensitivity_from_partials(partials: pd.DataFrame) -> pd.DataFrame:
+    """The sweep over every clip: each metric averaged over the responses where it applies, per setting ×
+    responder × model × condition, and the Spearman ρ of the responder ranking at each threshold against the
+    ranking at the defaults (NaN with fewer than 3 ranked responders or a constant metric)."""
+    if not len(partials):
+        return pd.DataFrame(columns=SWEEP_COLUMNS)
+    wide = partials.groupby(SWEEP_KEYS, dropna=False)[SWEEP_METRICS].mean().reset_index()
+    agg = wide.melt(id_vars=SWEEP_KEYS, value_vars=SWEEP_METRICS, var_name="metric", value_name="value")
     base = agg[agg["is_default"]].drop(columns=["threshold", "is_default"])
     out = []
     for (unit, t, condition, metric), g in agg.groupby(["unit", "threshold", "condition", "metric"]):
@@ -224,6 +245,13 @@ def caption_threshold_sensitivity(references: pd.DataFrame, responses: pd.DataFr
     result = pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=SWEEP_COLUMNS)
     return result[SWEEP_COLUMNS].sort_values(["unit", "condition", "metric", "threshold", "responder"],
                                              kind="stable").reset_index(drop=True)
+
+
+def caption_threshold_sensitivity(references: pd.DataFrame, responses: pd.DataFrame, catalogue: Catalogue,
+                                  judge: Judge | None = None) -> pd.DataFrame:
+    """The threshold sweep of these responses in one call: :func:`sensitivity_from_partials` of
+    :func:`caption_threshold_partials` (which the pipeline writes per clip)."""
+    return sensitivity_from_partials(caption_threshold_partials(references, responses, catalogue, judge))
 
 
 def side_by_side(references: pd.DataFrame, responses: pd.DataFrame, clip_key: str, responder: str,

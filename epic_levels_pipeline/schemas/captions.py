@@ -1,5 +1,5 @@
 """The caption track's tables (``captions/track.py``): references, responses, alignments, the responses' scores,
-the scores and the tIoU threshold sweep."""
+the scores, each clip's share of the tIoU threshold sweep and the sweep."""
 
 from __future__ import annotations
 
@@ -126,6 +126,22 @@ CAPTION_SCORES = pa.schema([
     _f("metric", STR, "metric name"),
     _f("n", INT, "rows counted"),
     _f("value", FLOAT, "the metric's value"),
+])
+
+CAPTION_THRESHOLD_PARTIALS = pa.schema([
+    _f("clip_key", STR, "the clip (window): <dataset>__<video>__<start>-<end>"),
+    _f("unit", STR, "event or action: the unit whose tIoU threshold is swept"),
+    _f("threshold", FLOAT, "tIoU threshold"),
+    _f("is_default", BOOL, "is this the default threshold"),
+    _f("condition", STR, "clip, no_clip or silenced"),
+    *RESPONDER,
+    _f("event_f1", FLOAT, "F1 of event (greedy), at this setting"),
+    _f("event_label_f1", FLOAT, "F1 of event label (greedy), at this setting"),
+    _f("action_f1", FLOAT, "F1 of action (greedy), at this setting"),
+    _f("action_label_f1", FLOAT, "F1 of action label (greedy), at this setting"),
+    _f("reference_f1", FLOAT, "F1 of reference (greedy), at this setting"),
+    _f("evsa_f1", FLOAT, "F1 of evsa (greedy), at this setting"),
+    _f("ccc", FLOAT, "concordance correlation of counts, at this setting"),
 ])
 
 CAPTION_THRESHOLD_SENSITIVITY = pa.schema([

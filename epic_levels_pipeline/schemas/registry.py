@@ -10,7 +10,7 @@ from .annotations import (ACTIVITIES, CLIP_ANNOTATIONS, NARRATIONS, OBJECT_TRACK
                           VOCABULARY)
 from .bank import DISTRACTOR_POOLS, QUESTIONS
 from .captions import (CAPTION_ALIGNMENTS, CAPTION_REFERENCES, CAPTION_RESPONSE_SCORES, CAPTION_RESPONSES,
-                       CAPTION_SCORES, CAPTION_THRESHOLD_SENSITIVITY)
+                       CAPTION_SCORES, CAPTION_THRESHOLD_PARTIALS, CAPTION_THRESHOLD_SENSITIVITY)
 from .imports import HD_EPIC_VQA_IMPORT_REPORT, HD_EPIC_VQA_ITEMS, HD_EPIC_VQA_QUESTIONS, HD_EPIC_VQA_SKIPPED
 from .partials import JUDGE_PARTIALS, PAIR_PARTIALS, PRESENCE_PARTIALS, PRIOR_PARTIALS, SCORE_PARTIALS
 from .responses import CLIP_MEDIA, ITEMS, RESPONSES, VERDICTS
@@ -35,6 +35,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     "caption_response_scores": CAPTION_RESPONSE_SCORES,
     "caption_responses": CAPTION_RESPONSES,
     "caption_scores": CAPTION_SCORES,
+    "caption_threshold_partials": CAPTION_THRESHOLD_PARTIALS,
     "caption_threshold_sensitivity": CAPTION_THRESHOLD_SENSITIVITY,
     "clip_annotations": CLIP_ANNOTATIONS,
     "clip_media": CLIP_MEDIA,

@@ -13,7 +13,8 @@ from epic_levels_pipeline.captions.prompt import caption_prompt
 from epic_levels_pipeline.captions.reference import reference_structure, validate_structure
 from epic_levels_pipeline.captions.responders import JITTER_SIGMAS
 from epic_levels_pipeline.captions.sources import Clip, clip_annotations, read_manifest
-from epic_levels_pipeline.captions.track import side_by_side, structure_from_table
+from epic_levels_pipeline.captions.track import (SWEEP_METRICS, caption_threshold_partials, sensitivity_from_partials,
+                                                 side_by_side, structure_from_table)
 
 from ..conftest import ROOT
 
@@ -160,6 +161,26 @@ def test_threshold_sweep_and_spearman(track, bundled):
     loose = sweep[(sweep["unit"] == "action") & (sweep["threshold"] == 0.1) & (sweep["condition"] == "clip")
                   & (sweep["metric"] == "action_f1")]
     assert loose["value"].max() == 1.0 and 0 < loose["spearman_rho"].iat[0] <= 1
+
+
+def test_sweep_from_per_clip_partials_equals_the_whole_sweep_and_the_scores_at_the_defaults(track, bundled):
+    """The pipeline writes each clip's share of the sweep and averages them: in any clip order, that is the
+    sweep of all responses at once; at the default thresholds it is ``caption_scores``' greedy mean, computed
+    by the other path (``caption_alignments``)."""
+    refs, resps, _, _, scores = track
+    ann, cat = bundled
+    keys = sorted(refs["clip_key"].unique())
+    per_clip = [caption_threshold_partials(refs[refs["clip_key"] == k], resps[resps["clip_key"] == k], cat)
+                for k in reversed(keys)]
+    assert all(set(p["clip_key"]) == {k} for p, k in zip(per_clip, reversed(keys)))
+    combined = sensitivity_from_partials(pd.concat(per_clip, ignore_index=True))
+    whole = caption_threshold_sensitivity(refs, resps, cat)
+    pd.testing.assert_frame_equal(combined, whole, check_exact=False, rtol=1e-12, atol=1e-12)
+    at_default = combined[combined["is_default"]]
+    assert set(at_default["metric"]) == set(SWEEP_METRICS) and len(at_default)
+    for r in at_default.dropna(subset=["value"]).itertuples():
+        assert math.isclose(r.value, value(scores, r.responder, r.condition, r.metric), rel_tol=1e-12), r
+    assert sensitivity_from_partials(per_clip[0].iloc[0:0]).empty
 
 
 def test_prompt_and_side_by_side(track):

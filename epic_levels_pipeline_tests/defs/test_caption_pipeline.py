@@ -5,6 +5,7 @@ with schema-constrained replies, a malformed one among them."""
 import json
 
 import dagster as dg
+import pandas as pd
 import pytest
 
 from epic_levels_pipeline import cli
@@ -13,6 +14,7 @@ from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
 from epic_levels_pipeline.annotations.readers import load_annotations
 from epic_levels_pipeline.captions.reference import reference_structure
 from epic_levels_pipeline.captions.responders import JITTER_SIGMAS, oracle
+from epic_levels_pipeline.captions.track import SWEEP_COLUMNS, caption_threshold_sensitivity
 from epic_levels_pipeline.orchestration.local import run_pipeline
 from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.warehouse import query
@@ -53,6 +55,15 @@ def test_caption_track_offline(offline_graph, capsys, monkeypatch):
     assert {"greedy", "hungarian"} <= set(alignments["matcher"]) and alignments["tiou"].notna().any()
     sweep = query(project.warehouse, "select * from caption_threshold_sensitivity")
     assert set(sweep["unit"]) == {"event", "action"} and sweep["is_default"].any()
+    # combined from every clip's caption_threshold_partials: the sweep of all the clips' captions at once
+    partials = query(project.warehouse, "select * from caption_threshold_partials")
+    assert set(partials["clip_key"]) == set(report.clips)
+    ann = load_annotations(project.annotations)
+    whole = caption_threshold_sensitivity(refs, query(project.warehouse, "select * from caption_responses"),
+                                          build_catalogue(ann))
+    order = ["unit", "threshold", "condition", "metric", "responder", "model"]
+    got, want = (f[SWEEP_COLUMNS].sort_values(order).reset_index(drop=True) for f in (sweep, whole))
+    pd.testing.assert_frame_equal(got, want, check_dtype=False, check_exact=False, rtol=1e-12, atol=1e-12)
     for asset, check in (("caption_references", "reference_structure_valid"), ("caption_scores", "oracle_scores_one")):
         records = instance.event_log_storage.get_asset_check_execution_history(
             dg.AssetCheckKey(dg.AssetKey(asset), check), limit=10)

@@ -118,19 +118,29 @@ def _responses_metadata(out: pd.DataFrame, calls: list[dict], *, batch: bool = F
                                                automation_condition=PER_CLIP,
                                                description="Per caption × matcher: parsed or why not, structural rule "
                                                            "counts, and every metric (an unparsable reply scores 0)."),
+        "caption_threshold_partials": dg.AssetOut(
+            kinds={"python", "parquet"}, code_version="1", automation_condition=PER_CLIP,
+            description="Per caption × tIoU setting (event 0.1–0.5, action 0.1–0.7, the other at its default): the "
+                        "greedy metrics caption_threshold_sensitivity averages over clips, written with the clip so "
+                        "the sweep never re-scores other clips."),
     },
 )
 def caption_alignments(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
                        caption_references: dict[str, pd.DataFrame], caption_responses: dict[str, pd.DataFrame],
                        entity_catalogue: Catalogue):
-    aligned, scores, meta_a, meta_s = {}, {}, {}, {}
+    aligned, scores, sweeps, meta_a, meta_s, meta_t = {}, {}, {}, {}, {}, {}
     cache = evaluation.cache(project.paths)
     try:
         judge, judge_model = evaluation.caption_judge(cache)
-        for key in clip_keys(context):
+        keys = clip_keys(context)
+        for key in keys:
             alignments, scored = track.caption_alignments(caption_references[key], caption_responses[key],
                                                           entity_catalogue, judge)
             aligned[key], scores[key] = alignments, scored
+            sweeps[key] = sweep = track.caption_threshold_partials(caption_references[key], caption_responses[key],
+                                                                   entity_catalogue, judge)
+            meta_t[key] = clip_table_metadata(sweep, ["unit", "threshold", "condition", "responder", "action_f1"], 6,
+                                              batch=len(keys) > 1, first=not meta_t)
             greedy = scored[scored["matcher"] == "greedy"]
             summary = greedy.groupby(["responder", "model", "condition"], sort=False)[track.MAIN_METRICS].mean().round(3).reset_index()
             verdicts = alignments.groupby(["matcher", "unit", "verdict", "verdict_by"], dropna=False).size().rename("units").reset_index()
@@ -150,6 +160,8 @@ def caption_alignments(context: dg.AssetExecutionContext, project: ProjectResour
         cache.close()
     yield dg.Output(aligned, output_name="caption_alignments", metadata=batch_metadata(meta_a, context, "caption_alignments"))
     yield dg.Output(scores, output_name="caption_response_scores", metadata=batch_metadata(meta_s, context, "caption_response_scores"))
+    yield dg.Output(sweeps, output_name="caption_threshold_partials",
+                    metadata=batch_metadata(meta_t, context, "caption_threshold_partials"))
 
 
 @dg.asset(
@@ -181,21 +193,13 @@ def caption_scores(caption_response_scores: pd.DataFrame):
 
 
 @dg.asset(
-    group_name="captions", kinds={"pandas", "duckdb"}, code_version="1", automation_condition=CROSS_CLIP,
-    pool="model_calls",
-    ins={"caption_references": dg.AssetIn(partition_mapping=ALL_CLIPS),
-         "caption_responses": dg.AssetIn(partition_mapping=ALL_CLIPS), "entity_catalogue": dg.AssetIn()},
+    group_name="captions", kinds={"pandas", "duckdb"}, code_version="2", automation_condition=CROSS_CLIP,
+    ins={"caption_threshold_partials": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="Greedy scores with the event tIoU swept 0.1–0.5 and the action tIoU 0.1–0.7, and the Spearman ρ of "
-                "the responder ranking at each threshold against the ranking at the defaults.",
+                "the responder ranking at each threshold against the ranking at the defaults (the mean of every "
+                "clip's caption_threshold_partials).",
 )
-def caption_threshold_sensitivity(project: ProjectResource, evaluation: EvaluationResource,
-                                  caption_references: pd.DataFrame, caption_responses: pd.DataFrame,
-                                  entity_catalogue: Catalogue) -> dg.Output[pd.DataFrame]:
-    cache = evaluation.cache(project.paths)
-    try:
-        judge, _ = evaluation.caption_judge(cache)
-        frame = track.caption_threshold_sensitivity(caption_references, caption_responses, entity_catalogue, judge)
-    finally:
-        cache.close()
+def caption_threshold_sensitivity(caption_threshold_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    frame = track.sensitivity_from_partials(caption_threshold_partials)
     rho = frame.groupby(["unit", "metric"])["spearman_rho"].min().round(3).rename("min_spearman_rho").reset_index()
     return dg.Output(frame, metadata={**table_metadata(frame), "min_rho": dg.MetadataValue.md(markdown_table(rho, 40))})

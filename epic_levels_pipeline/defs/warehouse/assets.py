@@ -23,6 +23,7 @@ SHARED_TABLES = ["sounds", "narrations", "activities", "recipe_steps", "object_t
                  "caption_scores", "caption_threshold_sensitivity", *IMPORT_TABLES]
 PER_CLIP_TABLES = ["clip_annotations", "questions", "distractor_pools", "items", "clip_media", "responses", "verdicts",
                    "caption_references", "caption_responses", "caption_alignments", "caption_response_scores",
+                   "caption_threshold_partials",
                    *CLIP_PARTIALS, *PER_VIDEO_TABLES]
 WAREHOUSE_TABLES = SHARED_TABLES + PER_CLIP_TABLES
 # The pool the writer runs in; the deployment gives it one slot (README, "Running on several machines").
