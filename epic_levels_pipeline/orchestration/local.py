@@ -136,14 +136,14 @@ def _run_pipeline(paths, clip_keys, run_config, instance, log, selection) -> Run
         new = [k for k in clips if k not in existing]
         if new:
             inst.add_dynamic_partitions("clips", new)
-        log(f"materializing annotation tables ({len(upstream)} assets)")
-        first = execute(upstream, label="annotation tables")
-        if not first.success:
-            report.seconds = time.monotonic() - started
-            return report
+        if upstream:  # an empty asset selection would be the whole graph, unpartitioned
+            log(f"materializing annotation tables ({len(upstream)} assets)")
+            if not execute(upstream, label="annotation tables").success:
+                report.seconds = time.monotonic() - started
+                return report
         order = inst.get_dynamic_partitions("clips")
         done = 0
-        for batch in batches(order, clips):
+        for batch in batches(order, clips) if partitioned else ():
             done += len(batch)
             label = batch[0] if len(batch) == 1 else f"{batch[0]} … {batch[-1]} ({len(batch)} clips)"
             log(f"[{done}/{len(clips)}] {label}")

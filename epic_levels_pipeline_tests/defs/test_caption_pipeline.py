@@ -135,3 +135,19 @@ def test_caption_track_with_a_gemini_model(project, instance, monkeypatch):
     event = instance.get_latest_materialization_event(dg.AssetKey("caption_scores"))
     assert "gemini" in event.asset_materialization.metadata["unparsed_scored_zero"].value
 
+
+
+def test_a_selection_without_annotation_tables_runs_only_what_it_names(graph_copy):
+    """``run_pipeline(selection=…)`` of the caption alignments (with their sweep partials) and the cross-clip
+    caption tables: the clips' batch and the combine, no annotation-tables run (an empty selection would be the
+    whole graph), and the same sweep as before."""
+    project, instance = graph_copy.project, graph_copy.instance
+    before = query(project.warehouse, "select * from caption_threshold_sensitivity")
+    sounds = len(instance.fetch_materializations(dg.AssetKey("sounds"), limit=100).records)
+    selection = dg.AssetSelection.assets("caption_alignments", "caption_response_scores", "caption_threshold_partials",
+                                         "caption_scores", "caption_threshold_sensitivity")
+    report = run_pipeline(project, instance=instance, run_config=QUIET, log=lambda *_: None, selection=selection)
+    assert report.failed == [] and report.runs == 2  # one batch of the clips, the cross-clip tables
+    assert len(instance.fetch_materializations(dg.AssetKey("sounds"), limit=100).records) == sounds
+    after = pd.read_parquet(project.assets / "caption_threshold_sensitivity.parquet")
+    pd.testing.assert_frame_equal(after.reset_index(drop=True), before.reset_index(drop=True), check_dtype=False)
