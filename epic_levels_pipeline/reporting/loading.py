@@ -30,3 +30,25 @@ def load_table(paths: Paths, name: str) -> pd.DataFrame | None:
         except Exception:  # noqa: BLE001 - a missing or unreadable warehouse means "no table", stated in the report
             return None
     return None
+
+
+def caption_timeline_rows(paths: Paths, sample_responder: str) -> pd.DataFrame | None:
+    """The ``caption_alignments`` rows the report's caption timelines are drawn from, without reading every
+    clip's file: the first responder with a model under ``clip`` (greedy), else ``sample_responder``, and
+    for each dataset the first clip (by key) with its captions — those clips' files whole. The section picks
+    the same responder and clips from these rows as from the whole table. A table stored as one file (or
+    only in the warehouse) is read whole, as :func:`load_table` reads it."""
+    import duckdb
+
+    from ..warehouse import TableStore, read_parquet
+
+    store = TableStore(paths.assets)
+    if store.path("caption_alignments").exists() or not store.partition_files("caption_alignments"):
+        return load_table(paths, "caption_alignments")
+    glob = str(store.folder("caption_alignments").resolve() / "*.parquet").replace("'", "''")
+    rows = f"read_parquet('{glob}', union_by_name = true) WHERE condition = 'clip' AND matcher = 'greedy'"
+    with duckdb.connect() as con:
+        models = con.execute(f"SELECT min(responder) FROM {rows} AND coalesce(model, '') <> ''").fetchone()[0]
+        keys = con.execute(f"SELECT min(clip_key) FROM {rows} AND responder = ? GROUP BY dataset ORDER BY 1",
+                           [models or sample_responder]).fetchall()
+    return read_parquet([store.path("caption_alignments", key) for (key,) in keys])

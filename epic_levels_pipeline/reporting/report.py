@@ -47,7 +47,7 @@ from .document import (CONDITION_ORDER, DASH, FIGURE_DIR, FORMAT_ORDER, LIU_RANG
                        SECTION_HOW_TO_READ, SECTION_JUDGE_AUDIT, SECTION_LEADERBOARD, SECTION_MAIN,
                        SECTION_OVER_MARKING, SECTION_PAIRED, SECTION_PLOTS, SECTION_SHORTCUT, SECTIONS, Document,
                        Report, _frame, fmt, fmt_interval, fmt_p, fmt_pct)
-from .loading import REPORT_TABLES, load_table
+from .loading import REPORT_TABLES, caption_timeline_rows, load_table
 from .plots import bar_panels, grouped_bars
 from .sections import (MAIN_COLUMNS, _leaderboard_section, _main_section, _paired_section, _plots_section,
                        leaderboard_table, main_table)
@@ -137,7 +137,8 @@ def write_report(out_dir: Path, scores, paired, over_marking, shortcut_audit, ve
 def report_from_warehouse(paths: Paths, *, title: str = "epic-levels report") -> tuple[Path, Path]:
     """Read the scored tables (and verdicts, and ``judge_audit`` if materialized) from the project's data folder
     and write the report under ``paths.reports``. Missing tables give a report that says so."""
-    tables = {name: load_table(paths, name) for name in REPORT_TABLES}
+    tables = {name: load_table(paths, name) for name in REPORT_TABLES if name != "caption_alignments"}
+    tables["caption_alignments"] = caption_timeline_rows(paths, CAPTION_SAMPLE_RESPONDER)
     return write_report(paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
                         tables["shortcut_audit"], tables["verdicts"], tables["judge_audit"], title=title,
                         caption_scores=tables["caption_scores"], caption_alignments=tables["caption_alignments"])

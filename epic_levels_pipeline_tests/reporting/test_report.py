@@ -179,3 +179,46 @@ def test_leaderboard_comes_first_with_every_responder_level_and_condition(tables
     alpha_clip = board[(board["responder"] == "alpha") & (board["condition"] == "clip") & (board["level"] == "*")].iloc[0]
     assert fmt_interval(alpha_clip["chance_corrected"], alpha_clip["ci_low"], alpha_clip["ci_high"]) in section
     assert section.index("| alpha / m1 | clip |") < section.index("| beta / m1 | clip |")
+
+
+def _alignment_rows(clip: str, responder: str, model: str = "", condition: str = "clip") -> pd.DataFrame:
+    from epic_levels_pipeline.captions.track import ALIGNMENT_COLUMNS
+
+    dataset = clip.split("__")[0]
+    rows = [{"clip_key": clip, "dataset": dataset, "condition": condition, "responder": responder, "model": model,
+             "matcher": matcher, "unit": "action", "ref_id": f"a{i}", "resp_id": f"a{i}", "ref_start_s": float(i),
+             "ref_stop_s": i + 2.0, "resp_start_s": i + 0.5, "resp_stop_s": i + 2.5, "tiou": 0.6, "verdict": "agree",
+             "verdict_by": "rule", "ref_label": "take plate", "resp_label": "take plate", "ref_source_id": f"n{i}"}
+            for matcher in ("greedy", "hungarian") for i in range(3)]
+    return pd.DataFrame(rows, columns=ALIGNMENT_COLUMNS)
+
+
+@pytest.mark.parametrize("with_model", [False, True])
+def test_caption_timelines_read_only_their_clips_and_draw_what_every_clip_gives(tmp_path, with_model):
+    """The report's caption timelines come from the first clip per dataset of the sample responder (a model
+    when any ran): read through ``caption_timeline_rows`` they are the figures of the whole table."""
+    from epic_levels_pipeline.reporting.loading import caption_timeline_rows
+    from epic_levels_pipeline.reporting.report import CAPTION_SAMPLE_RESPONDER
+    from epic_levels_pipeline.warehouse import TableStore, read_parquet
+
+    paths = Paths(tmp_path)
+    store = TableStore(paths.assets)
+    clips = {"epic_sounds__P01_01__30-60": [("jitter_1s", "")],
+             "epic_sounds__P01_01__0-30": [("jitter_1s", ""), ("oracle", "")],
+             "epic_sounds__P02_01__0-30": [("gemini", "gemini-2.5-flash")] if with_model else [("oracle", "")],
+             "hd_epic__P01-20240202-110250__60-90": [("jitter_1s", "")] + ([("gemini", "gemini-2.5-flash")] if with_model else []),
+             "hd_epic__P01-20240202-110250__30-60": [("oracle", "")]}
+    for clip, responders in clips.items():
+        frame = pd.concat([_alignment_rows(clip, r, m) for r, m in responders] + [_alignment_rows(clip, "oracle", "", "no_clip")],
+                          ignore_index=True)
+        write_parquet(frame, store.path("caption_alignments", clip), "caption_alignments")
+    every = read_parquet(store.partition_files("caption_alignments"))
+    few = caption_timeline_rows(paths, CAPTION_SAMPLE_RESPONDER)
+    want = ({"epic_sounds__P02_01__0-30", "hd_epic__P01-20240202-110250__60-90"} if with_model
+            else {"epic_sounds__P01_01__0-30", "hd_epic__P01-20240202-110250__60-90"})
+    assert set(few["clip_key"]) == want
+    scores_frame = pd.DataFrame({"responder": ["oracle"], "model": [""], "condition": ["clip"], "dataset": ["*"],
+                                 "matcher": ["greedy"], "metric": ["action_f1"], "n": [1], "value": [1.0]})
+    whole = build_report(None, None, None, None, None, caption_scores=scores_frame, caption_alignments=every)
+    part = build_report(None, None, None, None, None, caption_scores=scores_frame, caption_alignments=few)
+    assert whole.markdown == part.markdown and "caption_timeline_" in part.markdown

@@ -202,13 +202,15 @@ def judge_audit(project: ProjectResource, evaluation: EvaluationResource,
                 "the cross-clip tables (verdict counts from the scores table, not every clip's verdicts).",
 )
 def report(project: ProjectResource) -> dg.MaterializeResult:
-    from ...reporting.report import load_table, main_table as report_main_table, write_report
+    from ...reporting.loading import caption_timeline_rows
+    from ...reporting.report import CAPTION_SAMPLE_RESPONDER, load_table, main_table as report_main_table, write_report
 
     paths = project.paths
     tables = {name: load_table(paths, name) for name in ("scores", "paired_comparisons", "over_marking",
-                                                         "shortcut_audit", "judge_audit", "caption_scores",
-                                                         "caption_alignments")}
-    captions = {"caption_scores": tables["caption_scores"], "caption_alignments": tables["caption_alignments"]}
+                                                         "shortcut_audit", "judge_audit", "caption_scores")}
+    # the timelines' rows only: every clip's alignments would be read for two sample clips
+    captions = {"caption_scores": tables["caption_scores"],
+                "caption_alignments": caption_timeline_rows(paths, CAPTION_SAMPLE_RESPONDER)}
     md, html = write_report(paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
                             tables["shortcut_audit"], None, tables["judge_audit"], **captions)
     return dg.MaterializeResult(metadata={  # the report's main table, not a second build of the report
