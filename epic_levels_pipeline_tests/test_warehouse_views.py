@@ -77,7 +77,7 @@ writes = st.lists(st.tuples(st.integers(0, 3), st.one_of(st.none(), st.integers(
                   min_size=1, max_size=10)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(changes=writes)
 def test_after_any_writes_each_view_reads_what_a_fresh_view_reads(tmp_path_factory, changes):
     root = tmp_path_factory.mktemp("views")
