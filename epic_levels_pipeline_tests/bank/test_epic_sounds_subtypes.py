@@ -140,7 +140,7 @@ def _onsets(sounds) -> set[tuple[float, str]]:
     return out
 
 
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a bank per example
 @given(sound_tables())
 def test_the_next_sound_is_the_first_other_sound_to_start_after_the_cue(sounds):
     ann = _annotations(sounds, NARRATIONS)
@@ -236,7 +236,7 @@ def test_sound_moment_drafts_checkable_by_hand():
         "same_clip_other_moments", "absent_from_clip")
 
 
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a bank per example
 @given(sound_tables())
 def test_sound_moment_keys_are_heard_at_the_cue_and_nothing_else_near_it_is_offered(sounds):
     ann = _annotations(sounds, NARRATIONS)

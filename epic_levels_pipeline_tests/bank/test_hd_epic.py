@@ -50,7 +50,7 @@ def track_sets(draw):
     return tracks
 
 
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a bank per example
 @given(track_sets())
 def test_object_moment_and_order_questions_hold_their_rules(tracks):
     ann = _annotations(tracks)

@@ -126,7 +126,7 @@ def tables(draw):
     return ann
 
 
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a bank per example
 @given(tables())
 def test_generated_banks_hold_their_invariants(ann):
     ann.sounds = ann.sounds.astype({"start_s": float, "stop_s": float})

@@ -94,7 +94,7 @@ def hd_epic_rows(draw):
     return rows
 
 
-@settings(deadline=None)
+@settings(max_examples=50, deadline=None)  # a reference and its scoring per example
 @given(epic_sounds_rows())
 def test_oracle_scores_one_on_generated_epic_sounds_rows(rows):
     s = reference_structure(SOUND_CLIP, pd.DataFrame(rows), CAT)
@@ -103,7 +103,7 @@ def test_oracle_scores_one_on_generated_epic_sounds_rows(rows):
     assert problems == []
 
 
-@settings(deadline=None)
+@settings(max_examples=50, deadline=None)  # a reference and its scoring per example
 @given(hd_epic_rows())
 def test_oracle_scores_one_on_generated_hd_epic_rows(rows):
     assert validate_structure(reference_structure(HD_CLIP, pd.DataFrame(rows), CAT)) == []

@@ -1,10 +1,11 @@
 """A real local cluster on the ``deploy/distributed/`` profile: redis-server, PostgreSQL, two Celery workers and
 the Dagster daemon on 127.0.0.1 (``fakes/cluster.py``; skips, saying why, where they cannot be started).
 
-Two clips' runs (one clip per dataset) go through the queue: every run succeeds, both workers run some, and the warehouse equals a
-single-process run's (same digest of questions, verdicts and scores). Then one worker is SIGKILLed in the
-middle of a run: the daemon's run monitoring notices (the launcher pings the worker holding the run), resumes
-the run on the other worker, and no response row is lost or duplicated.
+Two clips' runs (one clip per dataset) go through the queue: every run succeeds, both workers run some, and the
+warehouse equals a single-process run's (same digest of questions, verdicts and scores). Then one worker is
+SIGKILLed in the middle of a run (holding no other run's task in reserve): the daemon's run monitoring notices
+(the launcher pings the worker holding the run), resumes the run on the other worker, and no response row is
+lost or duplicated.
 """
 
 from __future__ import annotations
@@ -95,6 +96,10 @@ def test_runs_spread_over_two_workers_match_one_process_and_survive_a_killed_wor
             victim = started_run_on(instance, run_ids, cluster.worker_name(1))
             time.sleep(0.2)
         assert victim, "worker 1 ran none of the second round's runs"
+        # a busy worker holds no other run's task in reserve (worker_disable_prefetch): a task reserved by the
+        # worker about to die would leave its run STARTING for the broker's visibility timeout
+        reserved = instance.run_launcher.celery.control.inspect(timeout=2.0).reserved() or {}
+        assert not any(reserved.values()), reserved
         cluster.kill_worker(1)
         statuses = wait(instance, run_ids, timeout_s=150)
         assert set(statuses.values()) == {dg.DagsterRunStatus.SUCCESS}, "\n".join(

@@ -2,7 +2,6 @@
 and scores them (responder ``external``) beside the offline responders."""
 
 import dagster as dg
-import pytest
 
 from epic_levels_pipeline.annotations.clips import Clip
 from epic_levels_pipeline.orchestration.local import run_pipeline
@@ -11,24 +10,23 @@ from epic_levels_pipeline.sharing.export import export_rows
 from epic_levels_pipeline.sharing.replies import check_replies, store_replies
 from epic_levels_pipeline.warehouse import query
 
-from ..conftest import make_project
+from .conftest import OFFLINE_CLIPS, QUIET
 
 CLIP = "epic_sounds__P09_08__45-75"
-QUIET = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
+assert CLIP in OFFLINE_CLIPS
 
 
-@pytest.mark.slow
-def test_materialization_scores_stored_replies(tmp_path, monkeypatch):
-    paths = make_project(tmp_path / "project", [CLIP])
-    monkeypatch.setenv("EPIC_LEVELS_HOME", str(paths.root))
-    for name in ("EPIC_LEVELS_MODELS", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+def test_materialization_scores_stored_replies(graph_copy):
+    """On a copy of the session's materialized graph: replies stored for one clip, then that clip's
+    ``responses`` and everything downstream materialized again (what the UI's update does)."""
+    paths = graph_copy.project
     _, items = questions_and_items(paths, [Clip.from_key(CLIP)])
     lines = [(n, {"item_id": r.item_id, "condition": c, "reply": r.answer}, "")
              for n, (r, c) in enumerate(((r, c) for r in export_rows(items).itertuples() for c in r.conditions), 1)]
     store_replies(paths.data, "perfect", check_replies(lines, items, "perfect.jsonl", "0" * 64))
-    with dg.instance_for_test() as instance:
-        report = run_pipeline(paths, instance=instance, run_config=QUIET, log=lambda *_: None)
+    assert query(paths.warehouse, "SELECT count(*) AS n FROM responses WHERE responder = 'external'")["n"][0] == 0
+    report = run_pipeline(paths, clip_keys=[CLIP], instance=graph_copy.instance, run_config=QUIET,
+                          selection=dg.AssetSelection.assets("responses").downstream(), log=lambda *_: None)
     assert not report.failed
     rows = query(paths.warehouse, """SELECT format, condition, chance_corrected, n FROM scores
         WHERE responder = 'external' AND model = 'perfect' AND dataset = '*' AND level = '*' AND subtype = '*'
