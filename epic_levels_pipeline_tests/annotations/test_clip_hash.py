@@ -102,5 +102,5 @@ def test_clip_hashes_of_many_windows_are_each_clips_content_hash(bundled, batch,
 
     ann, _ = bundled
     windows = [c for dataset in ("epic_sounds", "hd_epic") for c in all_windows(ann, dataset, width=width)]
-    clips = windows[::take] + read_manifest(ROOT / "data" / "clips.csv")
+    clips = windows[::take] + read_manifest(ROOT / "data" / "clips.csv")[batch % 4::4]  # the reference: ~0.1 s a clip
     assert clip_hashes(ann, clips, batch=batch) == {c.key: content_hash(clip_annotations(ann, c)) for c in clips}
