@@ -43,3 +43,47 @@ def test_each_clip_of_a_batch_has_its_own_metadata(graph_copy):
                  if e.asset_key == dg.AssetKey("questions")}
     assert all("dropped" in m for m in questions.values())
     assert questions[list(questions)[-1]]["batch_dropped"].value == sum(m["dropped"].value for m in questions.values())
+
+
+def test_above_the_partition_limit_only_hashes_and_media_status_are_on_every_clip(graph_copy, monkeypatch):
+    """With more clip partitions in the instance than ``OWN_ENTRIES_MAX_PARTITIONS``, a batch makes one
+    ``add_asset_metadata`` call per asset (the summary clip) instead of one per clip, except for
+    ``clip_annotations`` (every clip keeps its ``content_hash`` for the sensor) and ``clip_media`` (its status).
+    The other clips carry ``batch_summary`` and ``clips_in_batch`` (the output metadata); their row counts are
+    in ``rows_by_clip``."""
+    from epic_levels_pipeline.defs import metadata
+    from epic_levels_pipeline.warehouse import TableStore, read_parquet
+
+    instance, store = graph_copy.instance, TableStore(graph_copy.project.assets)
+    order = instance.get_dynamic_partitions("clips")
+    monkeypatch.setattr(metadata, "OWN_ENTRIES_MAX_PARTITIONS", len(order) - 1)
+    calls = []
+    real = dg.AssetExecutionContext.add_asset_metadata
+    monkeypatch.setattr(dg.AssetExecutionContext, "add_asset_metadata",
+                        lambda self, *a, **k: calls.append(k.get("asset_key")) or real(self, *a, **k))
+    job = definitions().resolve_implicit_global_asset_job_def()
+    result = job.execute_in_process(instance=instance, run_config=QUIET, tags=range_tags(order),
+                                    asset_selection=[dg.AssetKey(k) for k in ("clip_annotations", "questions",
+                                                                              "distractor_pools", "verdicts",
+                                                                              "items", "responses", "clip_media")])
+    assert result.success
+    assert calls.count(None) == 2 * len(order) + 3 and calls.count("questions") == calls.count("distractor_pools") == 1
+    by_asset = {}
+    for e in result.get_asset_materialization_events():
+        by_asset.setdefault(e.asset_key.to_user_string(), {})[e.partition] = e.step_materialization_data.materialization
+    assert {k: _content_hash(m, k) for k, m in by_asset["clip_annotations"].items()} == {
+        k: m.metadata["content_hash"].value for k, m in by_asset["clip_annotations"].items()}
+    assert len({m.metadata["content_hash"].value for m in by_asset["clip_annotations"].values()}) == len(order)
+    assert all("status" in m.metadata for m in by_asset["clip_media"].values())
+    for asset in ("questions", "items", "verdicts", "responses"):
+        events = by_asset[asset]
+        summary = list(events)[-1]
+        table = events[summary].metadata["rows_by_clip"].value
+        assert all(f"| {key} |" in table for key in order), asset
+        for key, m in events.items():
+            assert m.metadata["clips_in_batch"].value == len(order)
+            if key != summary:
+                assert m.metadata["batch_summary"].value == f"on partition {summary}"
+                assert "dagster/row_count" not in m.metadata and "rows_by_clip" not in m.metadata, (asset, key)
+        written = sum(len(read_parquet([store.path(asset, key)])) for key in order)
+        assert events[summary].metadata["batch_row_count"].value == written, asset
