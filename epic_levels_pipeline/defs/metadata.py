@@ -75,8 +75,9 @@ def stored_last(keys: list[str]) -> str:
 # ``content_hash`` from ``clip_annotations``' materialization, and ``clip_media``'s ``status`` and ``reason``
 # say why a clip has no media (text, which the summary's ``rows_by_clip`` of counts does not hold).
 OWN_ENTRIES_ALWAYS = frozenset({"clip_annotations", "clip_media"})
-# Above this many partitions in the instance (of the step's dynamic partitions definition), the other assets' clips of a batch share the batch's output
-# metadata (the summary's partition named) and only the summary partition gets its own entries: Dagster checks
+# Above this many partitions in the instance (of the step's dynamic partitions definition), the other assets'
+# clips of a batch share the batch's output metadata (the summary's partition named) and only the summary
+# partition gets its own entries: Dagster checks
 # each ``add_asset_metadata(partition_key=…)`` call's key against every dynamic partition (one read of them
 # all per call, ~22 ms at 5,799), which took 44 % of a full-dataset batch's time.
 OWN_ENTRIES_MAX_PARTITIONS = 1000
