@@ -58,6 +58,9 @@ E2E_PATHS = {
     "scoring/test_partials.py::test_combined_scores_and_pairs_are_todays_tables_on_the_bundled_run":
         "the reference tables of every bundled verdict",
     "scoring/test_partials.py::test_partials_combine_in_any_grouping_and_order": "the reference tables, per example",
+    # the cross-clip tables again with a process per step (each loads the definitions: about 60 s)
+    "defs/test_cross_clip_processes.py::test_step_processes_give_the_same_tables":
+        "a process per cross-clip step",
 }
 E2E_FIXTURES = {"server", "browser", "cluster_project"}  # dagster dev, Chromium, a local cluster
 SLOW_FIXTURES = {"instance", "offline_graph", "graph_copy", "graph_template"}  # materialize Dagster assets

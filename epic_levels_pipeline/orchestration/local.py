@@ -3,7 +3,10 @@
 ``run_pipeline`` does what a person would do in the UI: register the manifest's clips as partitions,
 materialize the annotation tables, then every per-clip asset for the clips in batches (one run per range of
 up to ``MAX_CLIPS_PER_RUN`` consecutive clip partitions, the per-clip assets' backfill policy), then the
-cross-clip tables.
+cross-clip tables. Above ``STEP_PROCESSES_FROM_CLIPS`` clip partitions the cross-clip tables run as
+``cross_clip_tables_job`` (``dg.execute_job`` of a reconstructable job, Dagster's multiprocess executor): each
+table is combined in a fresh process of its own, so no process holds what 40 batches left behind plus the largest
+combine (the full staged set: 4.13 GiB in one process).
 Each step is a real Dagster run recorded in the instance (``DAGSTER_HOME`` = the project root, whose
 ``dagster.yaml`` keeps storage under ``data/dagster``), so lineage and metadata show in the UI afterwards.
 """
@@ -25,6 +28,10 @@ from ..settings import Paths
 
 CLIPS = "clips"  # the clips' dynamic partitions (defs/partitions.py)
 SOURCE_PARTITIONS = ("hd_epic_vqa",)  # imported sources' partitions (defs/hd_epic_vqa), run after the clips
+CROSS_CLIP_JOB = "cross_clip_tables_job"  # defs/operations/sensors.py
+# From this many clip partitions on, the cross-clip tables run one process per step (a process costs ~8 s to load the
+# definitions: more than the bundled clips' whole cross-clip run, nothing against thousands of clips').
+STEP_PROCESSES_FROM_CLIPS = 1000
 
 
 def _absolute_base_dirs(config, root: Path):
@@ -74,6 +81,12 @@ def load_definitions() -> dg.Definitions:
     return defs()
 
 
+def cross_clip_job() -> dg.JobDefinition:
+    """``cross_clip_tables_job`` of the project's definitions; a module-level function so that
+    ``dg.reconstructable`` can rebuild it in every step's process."""
+    return load_definitions().resolve_job_def(CROSS_CLIP_JOB)
+
+
 def asset_groups(defs: dg.Definitions, selection: dg.AssetSelection | None = None, partitions: str = CLIPS
             ) -> tuple[list[dg.AssetKey], list[dg.AssetKey], list[dg.AssetKey]]:
     """(annotation tables, per-clip assets, cross-clip assets) in the order data flows (only those in
@@ -100,17 +113,19 @@ def asset_groups(defs: dg.Definitions, selection: dg.AssetSelection | None = Non
 
 def run_pipeline(paths: Paths | None = None, clip_keys: list[str] | None = None, run_config: dict | None = None,
                  instance: dg.DagsterInstance | None = None, log=print,
-                 selection: dg.AssetSelection | None = None) -> RunReport:
+                 selection: dg.AssetSelection | None = None, step_processes: bool | None = None) -> RunReport:
     """Materialize the whole graph (or only the assets of ``selection``) for the given clips (default: every
-    clip of the manifest). Dagster's beta and preview warnings are silenced while it runs (the caller's
-    warning filters are put back afterwards)."""
+    clip of the manifest). ``step_processes``: the cross-clip tables one process per step (``True``), in this
+    process (``False``), or the former from ``STEP_PROCESSES_FROM_CLIPS`` clip partitions on (``None``; needs a
+    persistent instance, which the project's is). Dagster's beta and preview warnings are silenced while it
+    runs (the caller's warning filters are put back afterwards)."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=dg.BetaWarning)
         warnings.filterwarnings("ignore", category=dg.PreviewWarning)
-        return _run_pipeline(paths, clip_keys, run_config, instance, log, selection)
+        return _run_pipeline(paths, clip_keys, run_config, instance, log, selection, step_processes)
 
 
-def _run_pipeline(paths, clip_keys, run_config, instance, log, selection) -> RunReport:
+def _run_pipeline(paths, clip_keys, run_config, instance, log, selection, step_processes) -> RunReport:
     paths = paths or Paths.default()
     started = time.monotonic()
     clips = [c.key for c in read_manifest(paths.manifest)] if not clip_keys else [Clip.from_key(k).key for k in clip_keys]
@@ -122,14 +137,20 @@ def _run_pipeline(paths, clip_keys, run_config, instance, log, selection) -> Run
     config = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     config.update(run_config or {})
 
-    def execute(selection, partition_key=None, label="", tags=None):
-        result = job.execute_in_process(instance=inst, asset_selection=selection, partition_key=partition_key,
-                                        run_config=config, raise_on_error=False, tags=tags)
+    def execute(selection, partition_key=None, label="", tags=None, own_processes=False):
+        if own_processes:  # Dagster's multiprocess executor: every step in a process of its own
+            with dg.execute_job(dg.reconstructable(cross_clip_job), instance=inst, asset_selection=selection,
+                                run_config=config, raise_on_error=False, tags=tags) as result:
+                success, run_id = result.success, result.run_id
+        else:
+            result = job.execute_in_process(instance=inst, asset_selection=selection, partition_key=partition_key,
+                                            run_config=config, raise_on_error=False, tags=tags)
+            success, run_id = result.success, result.run_id
         report.runs += 1
-        if not result.success:
+        if not success:
             report.failed.append(label or (partition_key or "tables"))
-            log(f"  FAILED: {label or partition_key} (see the run in the Dagster UI: run id {result.run_id})")
-        return result
+            log(f"  FAILED: {label or partition_key} (see the run in the Dagster UI: run id {run_id})")
+        return success
 
     with (project_instance(paths) if instance is None else _nullcontext(instance)) as inst:
         existing = set(inst.get_dynamic_partitions("clips"))
@@ -138,7 +159,7 @@ def _run_pipeline(paths, clip_keys, run_config, instance, log, selection) -> Run
             inst.add_dynamic_partitions("clips", new)
         if upstream:  # an empty asset selection would be the whole graph, unpartitioned
             log(f"materializing annotation tables ({len(upstream)} assets)")
-            if not execute(upstream, label="annotation tables").success:
+            if not execute(upstream, label="annotation tables"):
                 report.seconds = time.monotonic() - started
                 return report
         order = inst.get_dynamic_partitions("clips")
@@ -159,8 +180,10 @@ def _run_pipeline(paths, clip_keys, run_config, instance, log, selection) -> Run
                 execute(source, partition_key=batch[0] if len(batch) == 1 else None, label=label,
                         tags=range_tags(batch))
         if downstream:
-            log(f"materializing cross-clip tables ({len(downstream)} assets)")
-            execute(downstream, label="cross-clip tables")
+            apart = len(order) >= STEP_PROCESSES_FROM_CLIPS if step_processes is None else step_processes
+            log(f"materializing cross-clip tables ({len(downstream)} assets"
+                f"{', one process per step' if apart else ''})")
+            execute(downstream, label="cross-clip tables", own_processes=apart)
     report.seconds = time.monotonic() - started
     return report
 

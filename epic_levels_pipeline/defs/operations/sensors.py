@@ -57,6 +57,18 @@ PER_CLIP_CHAIN = dg.AssetSelection.assets("clip_annotations", "clip_media").down
 CROSS_CLIP_TABLES = AFTER_VERDICTS - dg.AssetSelection.assets("report")
 CHAIN_JOB = dg.define_asset_job("clip_chain_job", selection=PER_CLIP_CHAIN, partitions_def=clip_partitions,
                                 description="Every per-clip asset of a clip or a batch of consecutive clips.")
+# The per-clip caption results and what the cross-clip caption tables make of them.
+CAPTION_PER_CLIP = ("caption_response_scores", "caption_threshold_partials")
+CROSS_CLIP_ALL = AFTER_VERDICTS | dg.AssetSelection.assets(*CAPTION_PER_CLIP).downstream(include_self=False)
+# Every cross-clip table (the unpartitioned assets fed by the per-clip chain, the report and the warehouse among them),
+# each step in its own process: at thousands of clips ``epic-levels run`` materializes them through this job so
+# that no process holds more than one table's combine (orchestration/local.py). Two steps at once by default;
+# the launchpad's run config can change it.
+CROSS_CLIP_STEP_PROCESSES = 2
+CROSS_CLIP_JOB = dg.define_asset_job(
+    "cross_clip_tables_job", selection=CROSS_CLIP_ALL,
+    executor_def=dg.multiprocess_executor.configured({"max_concurrent": CROSS_CLIP_STEP_PROCESSES}),
+    description="The cross-clip tables, each step in its own process (bounded memory per process at scale).")
 UPDATE_JOB = dg.define_asset_job(
     "clip_update_job", partitions_def=clip_partitions,
     selection=dg.AssetSelection.assets(*ANNOTATION_TABLES, "entity_catalogue") | PER_CLIP_CHAIN | CROSS_CLIP_TABLES,
