@@ -62,12 +62,11 @@ CAPTION_PER_CLIP = ("caption_response_scores", "caption_threshold_partials")
 CROSS_CLIP_ALL = AFTER_VERDICTS | dg.AssetSelection.assets(*CAPTION_PER_CLIP).downstream(include_self=False)
 # Every cross-clip table (the unpartitioned assets fed by the per-clip chain, the report and the warehouse among them),
 # each step in its own process: at thousands of clips ``epic-levels run`` materializes them through this job so
-# that no process holds more than one table's combine (orchestration/local.py). Two steps at once by default;
-# the launchpad's run config can change it.
-CROSS_CLIP_STEP_PROCESSES = 2
+# that no process holds more than one table's combine (orchestration/local.py). Two steps at once by default
+# (``max_concurrent`` in the launchpad's run config changes it).
+CROSS_CLIP_EXECUTION = {"execution": {"config": {"max_concurrent": 2}}}
 CROSS_CLIP_JOB = dg.define_asset_job(
-    "cross_clip_tables_job", selection=CROSS_CLIP_ALL,
-    executor_def=dg.multiprocess_executor.configured({"max_concurrent": CROSS_CLIP_STEP_PROCESSES}),
+    "cross_clip_tables_job", selection=CROSS_CLIP_ALL, executor_def=dg.multiprocess_executor, config=CROSS_CLIP_EXECUTION,
     description="The cross-clip tables, each step in its own process (bounded memory per process at scale).")
 UPDATE_JOB = dg.define_asset_job(
     "clip_update_job", partitions_def=clip_partitions,
