@@ -23,12 +23,13 @@ import dagster as dg
 import yaml
 
 from ..annotations.clips import Clip, read_manifest
+from ..defs.operations.sensors import CROSS_CLIP_JOB as CROSS_CLIP_JOB_DEF
 from ..defs.partitions import batches, range_tags
 from ..settings import Paths
 
 CLIPS = "clips"  # the clips' dynamic partitions (defs/partitions.py)
 SOURCE_PARTITIONS = ("hd_epic_vqa",)  # imported sources' partitions (defs/hd_epic_vqa), run after the clips
-CROSS_CLIP_JOB = "cross_clip_tables_job"  # defs/operations/sensors.py
+CROSS_CLIP_JOB = CROSS_CLIP_JOB_DEF.name  # cross_clip_tables_job
 # From this many clip partitions on, the cross-clip tables run one process per step (a process costs ~8 s to load the
 # definitions: more than the bundled clips' whole cross-clip run, nothing against thousands of clips').
 STEP_PROCESSES_FROM_CLIPS = 1000
