@@ -46,10 +46,8 @@ the manifest's clips).
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -77,7 +75,7 @@ ASSUMED_LATENCY_S = 2.0         # seconds a call takes (an assumption: the serve
 
 __all__ = ["BATCH_SHARE", "CACHED_INPUT_SHARE", "DEFAULT_PRICES", "FRAME_TOKENS", "LOCAL_AUDIO_TOKENS_PER_S",
            "LOCAL_VIDEO_TOKENS_PER_S", "MediaRates", "OPENAI_AUDIO_TOKENS_PER_S", "Price", "caching_and_batch",
-           "estimate", "load_items", "main_estimate", "parse_price", "price_of", "price_table_with",
+           "estimate", "load_items", "parse_price", "price_of", "price_table_with",
            "render_caching_and_batch", "render_estimate", "wall_time"]
 
 
@@ -339,51 +337,3 @@ def render_estimate(frame: pd.DataFrame) -> str:
                  f"{_int(frame['output_tokens'].sum())} output tokens; cost {_cost(known['cost_usd'].sum()) if len(known) else 'unknown'}"
                  + (f" (plus unknown for {', '.join(unknown)})" if unknown and len(known) else "") + wall)
     return "\n".join(lines)
-
-
-def main_estimate(argv_models: list[str], price_overrides: list[str] | dict | None = None, *,
-                  paths: Paths | None = None, clips: list[Clip] | None = None, out=None,
-                  media_resolution: str | None = None, fps: float | None = None,
-                  model_config: str | None = None) -> int:
-    """Print the estimate for the given models (names may also be comma-separated); 0 ok, 2 on bad input."""
-    out = out or sys.stdout
-    models = [m.strip() for arg in (argv_models or []) for m in str(arg).split(",") if m.strip()]
-    if not models:
-        print("estimate: name at least one model, e.g. gemini/gemini-2.5-flash or vllm/Qwen/Qwen2.5-Omni-7B "
-              f"(priced by default: {', '.join(DEFAULT_PRICES)})", file=sys.stderr)
-        return 2
-    try:
-        prices = price_table_with(price_overrides)
-    except ValueError as exc:
-        print(f"estimate: {exc}", file=sys.stderr)
-        return 2
-    if fps is not None and fps <= 0:
-        print(f"estimate: --fps must be positive, got {fps:g}", file=sys.stderr)
-        return 2
-    try:
-        frame = estimate(paths or Paths.default(), models, clips=clips, price_table=prices,
-                         media_resolution=media_resolution, fps=fps, model_config=model_config)
-    except ValueError as exc:  # a model name without its provider, an unknown media resolution
-        print(f"estimate: {exc}", file=sys.stderr)
-        return 2
-    print(render_estimate(frame), file=out)
-    print("", file=out)
-    print(render_caching_and_batch(caching_and_batch(frame, prices)), file=out)
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m epic_levels_pipeline.estimate MODEL [MODEL ...] [--price MODEL=IN,OUT] [--clip KEY ...]``."""
-    ap = argparse.ArgumentParser(prog="python -m epic_levels_pipeline.estimate",
-                                 description="Calls, tokens and cost a run with models would spend.")
-    ap.add_argument("models", nargs="+")
-    ap.add_argument("--price", action="append", default=[], metavar="MODEL=IN,OUT[,AUDIO_IN]",
-                    help="USD per 1M tokens; overrides the default table")
-    ap.add_argument("--clip", action="append", default=[], metavar="KEY", help="only these clips (default: manifest)")
-    args = ap.parse_args(argv)
-    clips = [Clip.from_key(k) for k in args.clip] or None
-    return main_estimate(args.models, args.price, clips=clips)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

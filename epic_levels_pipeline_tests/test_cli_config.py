@@ -5,6 +5,7 @@ import os
 import pytest
 
 from epic_levels_pipeline import cli
+from epic_levels_pipeline.cli import run as run_command
 from epic_levels_pipeline.orchestration import local as orchestrate
 from epic_levels_pipeline.orchestration.local import RunReport
 
@@ -19,7 +20,7 @@ def seen(monkeypatch) -> dict:
         return RunReport(clips=[])
 
     monkeypatch.setattr(orchestrate, "run_pipeline", fake_run)
-    monkeypatch.setattr(cli, "_print_summary", lambda paths: None)
+    monkeypatch.setattr(run_command, "print_summary", lambda paths: None)
     monkeypatch.delenv("EPIC_LEVELS_JUDGE_MODEL", raising=False)
     return seen
 

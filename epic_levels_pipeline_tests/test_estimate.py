@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 from epic_levels_pipeline.annotations.clips import Clip
-from epic_levels_pipeline.estimate import (
-    MEDIA_TOKENS_PER_S, Price, estimate, main_estimate, parse_price, render_estimate,
-)
+from epic_levels_pipeline.cli.estimate import main_estimate
+from epic_levels_pipeline.estimate import MEDIA_TOKENS_PER_S, Price, estimate, parse_price, render_estimate
 from epic_levels_pipeline.settings import Paths
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from epic_levels_pipeline.annotations.clips import Clip
-from epic_levels_pipeline.estimate import (BATCH_SHARE, CACHED_INPUT_SHARE, caching_and_batch, estimate, main_estimate,
+from epic_levels_pipeline.cli.estimate import main_estimate
+from epic_levels_pipeline.estimate import (BATCH_SHARE, CACHED_INPUT_SHARE, caching_and_batch, estimate,
                                            render_caching_and_batch)
 from epic_levels_pipeline.responses.providers.gemini_tokens import media_tokens
 from epic_levels_pipeline.settings import Paths

@@ -16,14 +16,13 @@ are not read (:mod:`.layout` counts them) and its videos get no windows.
 from __future__ import annotations
 
 import fnmatch
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from .clips import DATASETS, LABELLED_STREAMS, Clip, all_windows, annotated_videos, read_manifest
-from .layout import locate, split_from_name
+from .layout import split_from_name
 from .readers import Annotations
 
 NO_SPLIT = "-"
@@ -108,7 +107,7 @@ def extend_manifest(path: Path, clips: list[Clip], note: str) -> tuple[list[Clip
         text = path.read_text("utf-8") if path.exists() else MANIFEST_HEADER + "\n"
         if text and not text.endswith("\n"):
             text += "\n"
-        lines = [f"# {note}"] + [f"{c.dataset},{c.video_id},{_num(c.start_s)},{_num(c.end_s)}" for c in new]
+        lines = [f"# {note}"] + [f"{c.dataset},{c.video_id},{seconds_text(c.start_s)},{seconds_text(c.end_s)}" for c in new]
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_text(text + "\n".join(lines) + "\n", "utf-8")
@@ -116,7 +115,7 @@ def extend_manifest(path: Path, clips: list[Clip], note: str) -> tuple[list[Clip
     return new, len(clips) - len(new)
 
 
-def _num(x: float) -> str:
+def seconds_text(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:.3f}".rstrip("0").rstrip(".")
 
 
@@ -137,48 +136,3 @@ def summary_table(selection: WindowSelection, width: float, added: set[str] | No
     table["hours"] = (table["hours"] / 3600).round(2)
     table["added"] = table["added"].astype(int)
     return table
-
-
-def main_windows(annotations: Path, manifest: Path, *, width: float = 30.0, stride: float | None = None,
-                 datasets: list[str] | None = None, videos: list[str] | None = None, split: str | None = None,
-                 limit: int | None = None, require: str = "any", dry_run: bool = False, out=print) -> int:
-    """The ``epic-levels windows`` command: select, extend the manifest (unless ``dry_run``), print the summary."""
-    from .readers import load_annotations
-
-    for name, value in (("width", width), ("stride", stride)):
-        if value is not None and (not math.isfinite(value) or value <= 0 or abs(value * 10 - round(value * 10)) > 1e-9):
-            out(f"error: --{name} must be a positive number of seconds, a multiple of 0.1 (got {value})")
-            return 2
-    layout = locate(annotations)
-    ann = load_annotations(annotations)
-    selection = select_windows(ann, width=width, stride=stride, datasets=datasets, videos=videos, split=split,
-                               limit=limit, require=require)
-    stride_s = stride if stride is not None else width
-    if dry_run:
-        listed = {c.key for c in read_manifest(manifest)} if manifest.exists() else set()
-        added, already = [], sum(1 for c in selection.clips if c.key in listed)
-    else:
-        note = (f"{len(selection.clips)} windows of {_num(width)} s, stride {_num(stride_s)} s "
-                f"(epic-levels windows{' --datasets ' + ','.join(datasets) if datasets else ''}"
-                f"{' --split ' + split if split else ''}{' --limit ' + str(limit) if limit else ''}"
-                f"{' --require all' if require == 'all' else ''})")
-        added, already = extend_manifest(manifest, selection.clips, note)
-    table = summary_table(selection, width, {c.key for c in added})
-    out(f"windows of {_num(width)} s, stride {_num(stride_s)} s, from {annotations} "
-        f"({len(layout.files)} annotation files read):")
-    out(table.to_string(index=False) if len(table) else "(no annotated video has a window of that width)")
-    skipped = [f"{p.relative_to(layout.root)} ({rows:,} rows)" for p, rows in sorted(layout.test.items())]
-    if skipped:
-        out(f"skipped, test split without labels: {len(skipped)} files: {'; '.join(skipped)}")
-    for path, instead in sorted(layout.shadowed.items()):
-        out(f"skipped, another copy is read: {path.relative_to(layout.root)} (read: {instead.relative_to(layout.root)})")
-    unlabelled = {d: n for d, n in selection.unlabelled_videos.items() if n}
-    if unlabelled:
-        out(f"videos without labelled rows {'in every stream ' if require == 'all' else ''}(no windows): "
-            + ", ".join(f"{d} {n}" for d, n in unlabelled.items()))
-    if dry_run:
-        out(f"dry run: {manifest} not written ({already} of these windows are already in it)")
-    else:
-        total = len(read_manifest(manifest))
-        out(f"{manifest}: {len(added)} windows added, {already} already listed ({total} clips in all)")
-    return 0

@@ -79,7 +79,6 @@ from __future__ import annotations
 
 from ..annotations.language import LETTERS  # noqa: F401  (the letters of the options, as before)
 from ..formats.registry import multiple_choice_prompt, option_judgement_prompt  # noqa: F401
-from .vqa_command import default_vqa_dir, main_import  # noqa: F401
 from .vqa_conversion import (DISTRACTOR_STRATEGY, EXTRA_ITEM_COLUMNS, ITEM_COLUMNS, QUESTION_COLUMNS,  # noqa: F401
                              REPORT_COLUMNS, SEED, convert, import_files)
 from .vqa_reading import DATASET, SAMPLE_FILE, VqaFileError, read_vqa_file, render_choice  # noqa: F401

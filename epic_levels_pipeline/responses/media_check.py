@@ -58,7 +58,7 @@ def check_media(media_root: Path, clips: list[Clip], durations: dict[str, float]
         annotated = float(annotated) if annotated is not None and pd.notna(annotated) else None
         source = find_source_video(media_root, dataset, video)
         if source is None:
-            looked = ", ".join(f"{_relative(s, media_root)}.*" for s in source_video_stems(media_root, dataset, video))
+            looked = ", ".join(f"{relative_path(s, media_root)}.*" for s in source_video_stems(media_root, dataset, video))
             out.append(VideoCheck(dataset, video, "missing", len(its), "", None, annotated, f"looked for {looked}"))
             continue
         try:
@@ -77,7 +77,7 @@ def check_media(media_root: Path, clips: list[Clip], durations: dict[str, float]
     return out
 
 
-def _relative(path: Path, root: Path) -> str:
+def relative_path(path: Path, root: Path) -> str:
     try:
         return str(Path(path).relative_to(root))
     except ValueError:
@@ -87,25 +87,3 @@ def _relative(path: Path, root: Path) -> str:
 def checks_table(checks: list[VideoCheck]) -> pd.DataFrame:
     return pd.DataFrame([c.__dict__ for c in checks],
                         columns=["dataset", "video_id", "status", "clips", "path", "probed_s", "annotated_s", "note"])
-
-
-def main_media(media_root: Path, manifest: Path, annotations: Path, *, problems_only: bool = False, out=print) -> int:
-    """The ``epic-levels media`` command: print one line per video and the counts; exit 1 when a video is
-    not ``found``."""
-    from ..annotations.clips import read_manifest
-    from ..annotations.readers import load_annotations
-
-    clips = read_manifest(manifest)
-    ann = load_annotations(annotations)
-    durations = dict(zip(ann.videos["video_id"], ann.videos["duration_s"]))
-    checks = check_media(media_root, clips, durations)
-    table = checks_table(checks)
-    shown = table[table["status"] != "found"] if problems_only else table
-    if len(shown):
-        shown = shown.assign(path=[_relative(p, media_root) if p else "" for p in shown["path"]])
-    out(f"source videos of {manifest} ({len(clips)} clips, {len(table)} videos) under {media_root}:")
-    if len(shown):
-        out(shown.fillna("").to_string(index=False))
-    counts = table["status"].value_counts().to_dict() if len(table) else {}
-    out("videos: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES))
-    return 0 if counts.get("found", 0) == len(table) else 1

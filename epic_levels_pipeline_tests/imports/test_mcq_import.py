@@ -9,9 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from epic_levels_pipeline.cli.import_mcq import main_import
 from epic_levels_pipeline.formats import items as formats
 from epic_levels_pipeline.imports.hd_epic_vqa import (
-    DATASET, LETTERS, VqaFileError, convert, declarative, import_files, main_import, multiple_choice_prompt,
+    DATASET, LETTERS, VqaFileError, convert, declarative, import_files, multiple_choice_prompt,
     option_judgement_prompt, read_vqa_file, rewrite_stand_alone, singular, step1,
 )
 

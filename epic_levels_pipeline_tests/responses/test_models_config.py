@@ -16,7 +16,7 @@ from epic_levels_pipeline import cli
 from epic_levels_pipeline.orchestration import local as orchestrate
 from epic_levels_pipeline.annotations.clips import Clip
 from epic_levels_pipeline.defs.evaluation import EvaluationResource
-from epic_levels_pipeline.model_commands import main_probe
+from epic_levels_pipeline.cli.probe import main_probe
 from epic_levels_pipeline.responses.cache import CallCache
 from epic_levels_pipeline.responses.media import make_test_video, sha256_file, silence_audio
 from epic_levels_pipeline.responses.models_config import (ModelConfigError, default_limits, inline_spec,

@@ -3,13 +3,22 @@ report out)."""
 
 from __future__ import annotations
 
+import argparse
 from collections import Counter
 from pathlib import Path
 
-import pandas as pd
 
-from .vqa_conversion import DATASET, SKIPPED_COLUMNS, _expand, import_files
-from .vqa_reading import VqaFileError
+def add_parser(sub) -> None:
+    p = sub.add_parser("import-mcq", help="convert HD-EPIC's VQA benchmark files through the format steps")
+    p.add_argument("paths", nargs="*", help="files or folders (default: ../shared/data/hd-epic/vqa-benchmark)")
+    p.add_argument("--out", default="", help="output folder (default data/assets/hd_epic_vqa/)")
+    p.add_argument("--strict", action="store_true", help="refuse the whole import when any question cannot be "
+                   "converted (default: skip it, counted by reason)")
+    p.set_defaults(fn=cmd_import_mcq)
+
+
+def cmd_import_mcq(args: argparse.Namespace) -> int:
+    return main_import([Path(p) for p in args.paths], Path(args.out) if args.out else None, strict=args.strict)
 
 
 def default_vqa_dir(root: Path | None = None) -> Path:
@@ -33,6 +42,10 @@ def main_import(paths: list[Path], out_dir: Path | None = None, *, strict: bool 
     """
     import sys
 
+    import pandas as pd
+
+    from ..imports.vqa_conversion import DATASET, SKIPPED_COLUMNS, _expand, import_files
+    from ..imports.vqa_reading import VqaFileError
     from ..settings import Paths
     from ..warehouse import TableStore, write_parquet
 

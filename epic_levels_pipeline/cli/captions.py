@@ -1,0 +1,42 @@
+"""``epic-levels captions``: a clip's caption reference structure beside one responder's caption."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..settings import Paths
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("captions", help="print a clip's caption reference structure beside a responder's caption")
+    p.add_argument("--clip", required=True)
+    p.add_argument("--responder", default="oracle", help="offline caption responder or model provider (default oracle)")
+    p.add_argument("--condition", default="clip", choices=["clip", "silenced", "no_clip"])
+    p.set_defaults(fn=cmd_captions)
+
+
+def cmd_captions(args: argparse.Namespace) -> int:
+    """The clip's reference structure beside one responder's caption, from the materialized tables."""
+    from ..annotations.clips import Clip
+    from ..captions.track import side_by_side
+    from ..warehouse import TableStore, read_parquet
+
+    paths = Paths.default()
+    key = Clip.from_key(args.clip).key
+    store = TableStore(paths.assets)
+    files = {name: store.path(name, key) for name in ("caption_references", "caption_responses")}
+    missing = [name for name, path in files.items() if not path.exists()]
+    if missing:
+        print(f"error: {', '.join(missing)} not materialized for clip {key} (looked for "
+              f"{files[missing[0]]}); run `epic-levels run --clips {key}` first", file=sys.stderr)
+        return 1
+    references, responses = read_parquet([files["caption_references"]]), read_parquet([files["caption_responses"]])
+    try:
+        print(side_by_side(references, responses, key, args.responder, args.condition))
+    except KeyError as exc:
+        have = responses[["responder", "model", "condition"]].drop_duplicates()
+        options = ", ".join(sorted({f"{r.responder}/{r.condition}" for r in have.itertuples()}))
+        print(f"error: {exc.args[0]}; materialized: {options}", file=sys.stderr)
+        return 1
+    return 0

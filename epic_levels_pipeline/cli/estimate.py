@@ -1,0 +1,69 @@
+"""``epic-levels estimate``: the calls, tokens and cost a run with models would spend, before spending them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from ..settings import Paths
+from .options import location_flags, media_flags, models_flags
+
+if TYPE_CHECKING:
+    from ..annotations.clips import Clip
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("estimate", help="print the calls, tokens and cost a run with models would spend, before spending them")
+    models_flags(p, "gemini/gemini-2.5-flash")
+    p.add_argument("--price", action="append", help="MODEL=IN,OUT[,AUDIO_IN] dollars per 1M input/output tokens "
+                   "(repeatable; overrides the documented prices assumed)")
+    media_flags(p)
+    location_flags(p)
+    p.set_defaults(fn=cmd_estimate)
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    return main_estimate(models, args.price or [], media_resolution=args.media_resolution, fps=args.fps,
+                         model_config=args.model_config or None)
+
+
+def main_estimate(argv_models: list[str], price_overrides: list[str] | dict | None = None, *,
+                  paths: Paths | None = None, clips: list[Clip] | None = None, out=None,
+                  media_resolution: str | None = None, fps: float | None = None,
+                  model_config: str | None = None) -> int:
+    """Print the estimate for the given models (names may also be comma-separated); 0 ok, 2 on bad input."""
+    from ..estimate import (
+        DEFAULT_PRICES,
+        caching_and_batch,
+        estimate,
+        price_table_with,
+        render_caching_and_batch,
+        render_estimate,
+    )
+
+    out = out or sys.stdout
+    models = [m.strip() for arg in (argv_models or []) for m in str(arg).split(",") if m.strip()]
+    if not models:
+        print("estimate: name at least one model, e.g. gemini/gemini-2.5-flash or vllm/Qwen/Qwen2.5-Omni-7B "
+              f"(priced by default: {', '.join(DEFAULT_PRICES)})", file=sys.stderr)
+        return 2
+    try:
+        prices = price_table_with(price_overrides)
+    except ValueError as exc:
+        print(f"estimate: {exc}", file=sys.stderr)
+        return 2
+    if fps is not None and fps <= 0:
+        print(f"estimate: --fps must be positive, got {fps:g}", file=sys.stderr)
+        return 2
+    try:
+        frame = estimate(paths or Paths.default(), models, clips=clips, price_table=prices,
+                         media_resolution=media_resolution, fps=fps, model_config=model_config)
+    except ValueError as exc:  # a model name without its provider, an unknown media resolution
+        print(f"estimate: {exc}", file=sys.stderr)
+        return 2
+    print(render_estimate(frame), file=out)
+    print("", file=out)
+    print(render_caching_and_batch(caching_and_batch(frame, prices)), file=out)
+    return 0
