@@ -1,10 +1,10 @@
 """Shared fixtures (a temporary project: a copy of the bundled data; a temporary Dagster instance; the bundled
-and staged annotations; the bundled offline bank), the suite's markers and its hypothesis profiles.
+and staged annotations; the bundled offline bank; llama.cpp's server), the suite's markers and its hypothesis profiles.
 
 Markers are set here, by path and by fixture, so a new test cannot forget them (``pytest --markers``):
 
-- ``e2e``: starts other processes (``epic-levels``, ``dagster dev``, the daemon), a browser or a cluster, or
-  drives the whole graph against a local model server (``E2E_PATHS``, ``E2E_FIXTURES``);
+- ``e2e``: starts other processes (``epic-levels``, ``dagster dev``, the daemon, llama.cpp's server), a browser
+  or a cluster, or drives the whole graph against a local model server (``E2E_PATHS``, ``E2E_FIXTURES``);
 - ``staged``: reads the full staged annotation files (``STAGED``): takes the ``staged`` fixture or skips with
   a reason naming the staged files;
 - ``slow``: materializes Dagster assets (takes ``instance``, ``offline_graph``, ``graph_copy`` or
@@ -62,7 +62,7 @@ E2E_PATHS = {
     "defs/test_cross_clip_processes.py::test_step_processes_give_the_same_tables":
         "a process per cross-clip step",
 }
-E2E_FIXTURES = {"server", "browser", "cluster_project"}  # dagster dev, Chromium, a local cluster
+E2E_FIXTURES = {"server", "browser", "cluster_project", "llama_server"}  # dagster dev, Chromium, a local cluster, llama.cpp
 SLOW_FIXTURES = {"instance", "offline_graph", "graph_copy", "graph_template"}  # materialize Dagster assets
 SLOW_SECONDS = 20.0  # the default run's limit per test (setup, call and teardown each), reported at its end
 
@@ -123,6 +123,20 @@ def project(tmp_path, monkeypatch):
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     return paths
+
+
+@pytest.fixture(scope="session")
+def llama_server():
+    """llama.cpp's OpenAI-compatible server serving SmolLM2-135M-Instruct on 127.0.0.1 at a free port
+    (:class:`.fakes.llama_server.LlamaServer`), once per test session; skips, saying why, without the ``llama``
+    extra."""
+    from .fakes.llama_server import LlamaServer, missing
+
+    why = missing()
+    if why:
+        pytest.skip(why)
+    with LlamaServer() as server:
+        yield server
 
 
 @pytest.fixture
