@@ -24,6 +24,11 @@ a list of requests through such a call and guarantees:
   (a server's Retry-After) the wait is at least that long, even beyond ``max_delay`` — the server's
   word wins. The wait applies to that request only; other requests keep their pace (the limiter is
   the global brake).
+* **A form the server rejects stops.** A provider that has ``rejections`` (:class:`Rejections`) records each
+  HTTP rejection and each acceptance by request form; once a form it never accepted is rejected
+  :data:`STOP_AFTER` times in a row with the same status and message, that form is stopped: its remaining
+  requests, retries included, end as ``error`` rows carrying one message naming the setting to change,
+  without calling.
 """
 
 from __future__ import annotations
@@ -32,11 +37,12 @@ import asyncio
 import email.utils
 import random
 import re
+import sys
 import threading
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, ClassVar, Sequence
 
 if TYPE_CHECKING:
     from .cache import CallCache
@@ -175,6 +181,67 @@ class RateLimiter:
             await asyncio.sleep(slot - now)
 
 
+STOP_AFTER = 3  # rejections in a row, same status and message, that stop a form never accepted
+TRANSIENT_HTTP = frozenset({0, 408, 429, 502, 503, 504})  # a busy or restarting server: never a rejection
+
+
+class Rejections:
+    """Which forms of a model's requests its server rejects as malformed (see the module docstring).
+
+    ``form_of(request)`` names a request's form (e.g. ``text;json_schema``: what the server may refuse as a
+    whole, whatever the prompt); ``advice(form, status, message)`` is the one message a stopped form's rows
+    carry, naming the setting to change. The provider calls :meth:`accepted` for every answer the server
+    took and :meth:`rejected` for every HTTP error; :func:`run_calls` asks :meth:`stopped` before every
+    attempt. A form the server accepted once is never stopped (its errors are the requests' own). Stopped
+    forms hold for the process, under ``scope`` (the model's identity), so every step of a run shares them;
+    the message is printed once, on standard error."""
+
+    _stopped: ClassVar[dict[tuple[str, str], str]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, scope: str, form_of: Callable[[CallRequest], str],
+                 advice: Callable[[str, int, str], str], after: int = STOP_AFTER):
+        self.scope = scope
+        self.form_of = form_of
+        self.advice = advice
+        self.after = max(1, int(after))
+        self._accepted: set[str] = set()
+        self._streak: dict[str, tuple[int, str, int]] = {}
+
+    def stopped(self, request: CallRequest) -> str | None:
+        """The message of a stopped form, or None when the request may be sent."""
+        return self._stopped.get((self.scope, self.form_of(request)))
+
+    def accepted(self, request: CallRequest) -> None:
+        form = self.form_of(request)
+        with self._lock:
+            self._accepted.add(form)
+            self._streak.pop(form, None)
+
+    def rejected(self, request: CallRequest, status: int, message: str) -> None:
+        if status in TRANSIENT_HTTP:
+            return
+        form = self.form_of(request)
+        with self._lock:
+            if form in self._accepted or (self.scope, form) in self._stopped:
+                return
+            last = self._streak.get(form)
+            count = last[2] + 1 if last and last[:2] == (status, message) else 1
+            self._streak[form] = (status, message, count)
+            if count < self.after:
+                return
+            reason = self.advice(form, status, message)
+            self._stopped[(self.scope, form)] = reason
+        print(f"warning: {reason} (stopped after {count} rejections in a row; its remaining requests are "
+              "error rows with this message)", file=sys.stderr, flush=True)
+
+    @classmethod
+    def forget(cls) -> None:
+        """Clear every stopped form of the process (a test's fresh start)."""
+        with cls._lock:
+            cls._stopped.clear()
+
+
 Call = Callable[[CallRequest], Awaitable[CallResult]]
 
 
@@ -236,6 +303,9 @@ async def run_calls(
     limiter = RateLimiter(rpm)
     cap = asyncio.Semaphore(max(1, int(concurrency)))
     rng = random.Random(seed)
+    rejections = getattr(call, "rejections", None)
+    if not isinstance(rejections, Rejections):
+        rejections = None
 
     positions, pending, stats.cache_hits = serve_cached(requests, cache, results)
 
@@ -244,9 +314,13 @@ async def run_calls(
         last_error = ""
         result: CallResult | None = None
         while True:
-            attempt += 1
             retry_after: float | None = None
             async with cap:
+                stop = rejections.stopped(req) if rejections is not None else None
+                if stop is not None:  # the form was stopped while this request waited: not sent
+                    result = CallResult(req.cache_key, "", "error", error=stop, attempts=attempt)
+                    break
+                attempt += 1
                 await limiter.acquire()
                 stats.calls_made += 1
                 if attempt > 1:

@@ -17,6 +17,7 @@
     rpm = 0                             # 0 = no request-rate limit
     timeout_s = 120
     extra_body = { temperature = 0.0 }
+    structured_output = "json_object"   # json_schema (default) | json_object | none
 
 It is parsed with :mod:`tomllib` and validated by pydantic (unknown keys are errors); every problem is
 reported as ``FILE: [models.NAME].KEY: message`` before any call is made (:class:`ModelConfigError`).
@@ -47,6 +48,11 @@ Decisions (each default a model takes is listed in :attr:`ModelSpec.defaulted`, 
   2.5-flash-lite 4,000, 2.5-pro 150 requests per minute; OpenAI tier 1 — gpt-4o / gpt-4o-mini 500) and 32
   in flight. ``max_concurrency`` / ``rpm`` in the file override them; ``EPIC_LEVELS_CONCURRENCY`` /
   ``EPIC_LEVELS_RPM`` override every model (applied by the caller of :meth:`ModelSpec.with_limits`).
+* **Structured output** (judge and caption replies): ``structured_output = "json_schema"`` (default) sends the
+  schema as ``response_format``; a server that takes only ``{"type": "json_object"}`` (llama.cpp's) gets
+  ``"json_object"``, one that takes neither ``"none"``; both state the schema after the prompt, and every reply
+  is checked against it. ``epic-levels probe`` says which form a server accepts. Not for ``gemini`` (its own
+  ``response_schema``).
 * **Identity**: :meth:`ModelSpec.cache_config` (everything that changes what the model sees or
   answers: provider, model, endpoint, routes, frame sampling, resolution, extra body) enters every
   request's cache key, so two routes of one model never share an answer; :meth:`ModelSpec.config_json`
@@ -111,6 +117,7 @@ class ModelEntry(BaseModel):
     timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     extra_body: dict | None = None
     media_resolution: Literal["low", "medium", "high"] | None = None
+    structured_output: Literal["json_schema", "json_object", "none"] | None = None
 
 
 def _coerce(table: dict) -> dict:
@@ -140,6 +147,7 @@ class ModelSpec:
     extra_body: dict = field(default_factory=dict)
     media_resolution: str | None = None
     source: str = "inline"    # the models file's path, or "inline"
+    structured_output: str = "json_schema"
     defaulted: tuple[tuple[str, str], ...] = ()  # (key, why) of every default taken
 
     @property
@@ -157,6 +165,8 @@ class ModelSpec:
         for key in ("fps", "max_frames", "media_resolution"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        if self.structured_output != "json_schema":  # the default stays out, so existing cache keys hold
+            out["structured_output"] = self.structured_output
         return out
 
     def cache_json(self) -> str:
@@ -260,6 +270,9 @@ def _check_entry(entry: ModelEntry) -> list[tuple[str, str]]:
             out.append(("max_frames", "does not apply to gemini (fps and media_resolution set its sampling)"))
         if entry.extra_body is not None:
             out.append(("extra_body", "applies to openai, vllm and sglang (a chat-completions body), not gemini"))
+        if entry.structured_output is not None:
+            out.append(("structured_output", "applies to openai, vllm and sglang (gemini takes its own "
+                                             "response_schema)"))
     else:
         if entry.media_resolution is not None:
             out.append(("media_resolution", f"applies only to gemini models, not {p}"))
@@ -307,7 +320,8 @@ def spec_of(name: str, entry: ModelEntry, source: str) -> ModelSpec:
         max_concurrency=entry.max_concurrency or concurrency,
         rpm=float(entry.rpm) if entry.rpm is not None else rpm,
         timeout_s=entry.timeout_s or DEFAULT_TIMEOUT_S, extra_body=dict(entry.extra_body or {}),
-        media_resolution=entry.media_resolution, source=source, defaulted=tuple(defaulted))
+        media_resolution=entry.media_resolution, source=source, defaulted=tuple(defaulted),
+        structured_output=entry.structured_output or "json_schema")
 
 
 @dataclass(frozen=True)

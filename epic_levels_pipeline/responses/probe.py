@@ -8,6 +8,10 @@ On a short clip this module makes itself (ffmpeg's ``testsrc`` pattern with a 44
   none``; Gemini: the same clip made without an audio track);
 * ``video+audio`` — the clip by the model's video and audio routes, as a run sends it.
 
+Then, for an OpenAI-compatible model, ``structured`` — a judge's request (text only, reply ``{"choice": …}``)
+in the model's ``structured_output`` form; when the server rejects it, the other forms in turn
+(``json_schema``, ``json_object``, ``none``), and the line names the form to set.
+
 For each: ``accepted`` or the server's error message, the latency and the prompt tokens the server reported.
 When the request with audio reports the same prompt tokens as the one without, the server ignored the audio
 (an Omni model served without its audio processor, ``use_audio_in_video`` dropped, …) and the probe says so.
@@ -21,11 +25,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .calls import CallRequest, RetryableError, run_blocking
+from .calls import CallRequest, CallResult, RetryableError, run_blocking
 from .media import make_test_video
 from .models_config import ModelSpec
+from .providers.openai_wire import STRUCTURED_OUTPUT, short_message
 
 PROBE_PROMPT = "Probe: describe the clip in a few words."
+STRUCTURED_PROMPT = ("Probe: is an apple a fruit?\nCandidates:\nA. yes\nB. no\n"
+                     'Reply {"choice": "A"} or {"choice": "B"}, or {"choice": "none"} when you cannot tell.')
 CLIP_S = 3.0
 TONE_HZ = 440.0
 
@@ -69,6 +76,38 @@ def _requests(spec: ModelSpec, caller, clip: Path, silent: Path) -> list[tuple[s
     return out
 
 
+async def _structured(spec: ModelSpec, caller) -> ProbeResult:
+    """The ``structured`` probe: the configured form, then (when the server rejects it) the others in turn."""
+    configured = getattr(spec, "structured_output", "json_schema")
+    tried: list[str] = []
+    for form in [configured, *[f for f in STRUCTURED_OUTPUT if f != configured]]:
+        request = caller.judge_request(STRUCTURED_PROMPT, 2, cache_key=f"probe/structured/{form}",
+                                       settings={"structured_output": form})
+        rejected, result = await _judge_call(caller, request)
+        if rejected is not None:
+            tried.append(f"{form} rejected ({rejected})")
+            continue
+        reply = "" if result.status == "ok" else f"; its reply: {result.error}"
+        if form == configured:
+            return ProbeResult("structured", "accepted", "", result.latency_s, result.prompt_tokens,
+                               f"structured_output = {form}{reply}")
+        return ProbeResult("structured", "error", f"{'; '.join(tried)}; {form} accepted: set structured_output = "
+                           f'"{form}" in [models.{spec.name}]{reply}', result.latency_s, result.prompt_tokens)
+    return ProbeResult("structured", "error", "; ".join(tried))
+
+
+async def _judge_call(caller, request: CallRequest) -> tuple[str | None, CallResult | None]:
+    """``(the server's rejection, None)`` or ``(None, the result)`` of one structured request: an answer the
+    model gave, even one failing the schema, means the server took the form."""
+    try:
+        result = await caller(request)
+    except RetryableError as exc:
+        return short_message(str(exc), 160), None
+    if result.status != "ok" and result.error.startswith("HTTP "):
+        return short_message(result.error, 160), None
+    return None, result
+
+
 async def _send(caller, request: CallRequest) -> ProbeResult:
     route = request.cache_key.split("/", 1)[1]
     try:
@@ -95,6 +134,8 @@ def probe_model(spec: ModelSpec, caller, folder: Path | None = None) -> list[Pro
                     out.append(ProbeResult(route, "skipped", request))
                 else:
                     out.append(await _send(caller, request))
+            if spec.provider != "gemini":  # Gemini takes its own response_schema: nothing to choose
+                out.append(await _structured(spec, caller))
             close = getattr(caller, "aclose", None)
             if close is not None:
                 await close()
@@ -126,7 +167,7 @@ def render(spec: ModelSpec, results: list[ProbeResult]) -> str:
             lines.append(f"  {r.route:<12} skipped   {r.message}")
             continue
         what = "accepted" if r.status == "accepted" else "error   "
-        tail = r.sent if r.status == "accepted" else r.message
+        tail = r.sent if r.status == "accepted" else r.message if r.route == "structured" else short_message(r.message, 400)
         lines.append(f"  {r.route:<12} {what}  {r.latency_s:6.3f} s  prompt tokens {r.prompt_tokens:>6}  {tail}")
     verdict = audio_verdict(results)
     if verdict:

@@ -20,7 +20,7 @@ from epic_levels_pipeline.captions.models import JUDGE_INSTRUCTION
 from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.warehouse import query
 
-from ..fakes.openai_server import OpenAITestServer, default_reply, prompt_text
+from ..fakes.openai_server import OpenAITestServer, default_reply, message_parts, prompt_text
 from .test_model_pipeline import scripted_answer
 
 
@@ -70,9 +70,10 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
         assert list(routes["no_clip"]) == ["text"]
         assert list(routes["clip"]) == list(routes["silenced"]) == ["video=video_url;audio=use_audio_in_video"]
         bodies = [b for b in server.chat_bodies() if "response_format" not in b]
-        video = [b for b in bodies if any(p.get("type") == "video_url" for p in b["messages"][-1]["content"])]
+        video = [b for b in bodies if any(p.get("type") == "video_url" for p in message_parts(b))]
         assert video and all(b.get("mm_processor_kwargs") == {"use_audio_in_video": True} for b in video)
-        assert not any(p.get("type") == "input_audio" for b in bodies for p in b["messages"][-1]["content"])
+        assert not any(p.get("type") == "input_audio" for b in bodies for p in message_parts(b))
+        assert all(isinstance(b["messages"][-1]["content"], str) for b in bodies if b not in video)  # text: a string
         config_json = set(responses["model_config"])
         assert len(config_json) == 1 and json.loads(config_json.pop())["audio"] == "in_video"
         assert all(b["model"] == MODEL for b in server.chat_bodies())
@@ -95,7 +96,7 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
         judge_prompts = [prompt_text(b) for b in judged_bodies]
         assert captions and any(JUDGE in p for p in judge_prompts)
         assert all((JUDGE in p or CAPTION_JUDGE in p) and "Candidates:" in p for p in judge_prompts)
-        assert all(len(b["messages"][-1]["content"]) == 1 for b in judged_bodies)
+        assert all(isinstance(b["messages"][-1]["content"], str) for b in judged_bodies)  # text only
         audit = query(project.warehouse, "select * from judge_audit")
         assert set(zip(audit["judge_provider"], audit["judge_model"], audit["judge_endpoint"])) == {
             ("vllm", MODEL, server.base_url)}

@@ -7,7 +7,8 @@ SDK pointed at ``server.base_url`` (which ends in ``/v1``):
   (``prompt_tokens``: words of the text parts + :data:`PART_TOKENS` per media part;
   ``completion_tokens``: words of the reply, at least 1; ``prompt_tokens_details.cached_tokens``:
   ``cached_tokens``). The default reply (:func:`default_reply`) answers JSON that satisfies a
-  requested ``json_schema`` (first enum value of each required property), else echoes the prompt.
+  requested ``json_schema`` (first enum value of each required property), or the schema a prompt
+  states (:func:`stated_schema`), else echoes the prompt.
 * ``GET /v1/models`` — the ``models`` list.
 
 Faults, drawn from one RNG seeded by ``seed`` (the *sequence* is reproducible; which request gets
@@ -29,8 +30,13 @@ video part sent with ``mm_processor_kwargs.use_audio_in_video`` counts :data:`AU
 and ignores it (neither counts: what ``epic-levels probe`` must notice); ``reject_audio=True`` answers 400
 to a request with audio, with vLLM's kind of message.
 
+Refusals as llama.cpp's server (``llama-cpp-python[server]``) answers them, with its messages
+(:data:`LLAMA_CPP_LIST_CONTENT`, :data:`LLAMA_CPP_RESPONSE_FORMAT`): ``string_content_only=True`` answers
+500 to a message whose content is a list of parts (its chat template joins strings);
+``response_formats=("text", "json_object")`` answers 500 to any other ``response_format`` type.
+
 Counters (attributes, updated under a lock): ``chat_calls`` (every chat request received),
-``chat_ok``, ``faults``, ``malformed``, ``rejected`` (4xx answers), ``model_lists``; ``in_flight`` (chat
+``chat_ok``, ``faults``, ``malformed``, ``rejected`` (4xx answers, refusals), ``model_lists``; ``in_flight`` (chat
 requests being answered now) and ``max_in_flight`` (the most at once, measured by the server).
 """
 
@@ -48,6 +54,14 @@ from .local_server import JsonHandler, LocalServer, QuietServer
 
 PART_TOKENS = {"image_url": 85, "video_url": 1000, "input_audio": 200}
 AUDIO_IN_VIDEO_TOKENS = 200
+# llama.cpp's server (llama-cpp-python 0.3.x) on SmolLM2-135M-Instruct, as it answered (HTTP 500 each)
+LLAMA_CPP_LIST_CONTENT = 'can only concatenate str (not "list") to str'
+LLAMA_CPP_RESPONSE_FORMAT = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input "
+    "should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}"
+    "\n\n  File \"/site-packages/llama_cpp/server/app.py\", line 376, in create_chat_completion\n"
+    "    POST /v1/chat/completions")
+SCHEMA_STATED = "matching this JSON schema: "
 
 
 def message_parts(body: dict) -> list[dict]:
@@ -106,12 +120,29 @@ def _satisfy(schema: dict):
     return {"string": "x", "integer": 0, "number": 0, "boolean": False}.get(kind)
 
 
+def stated_schema(body: dict) -> dict | None:
+    """The JSON schema the prompt states after ``matching this JSON schema: `` (the ``json_object`` and
+    ``none`` structured-output forms), or None."""
+    text = prompt_text(body)
+    at = text.rfind(SCHEMA_STATED)
+    if at < 0:
+        return None
+    try:
+        return json.JSONDecoder().raw_decode(text[at + len(SCHEMA_STATED):])[0]
+    except json.JSONDecodeError:
+        return None
+
+
 def default_reply(body: dict) -> str:
-    """JSON satisfying the requested ``json_schema``, else ``echo: `` + the first 60 characters of
-    the prompt (:func:`prompt_text`)."""
+    """JSON satisfying the requested ``json_schema``, or the schema the prompt states
+    (:func:`stated_schema`), else ``{}`` for ``json_object``, else ``echo: `` + the first 60 characters
+    of the prompt (:func:`prompt_text`)."""
     fmt = body.get("response_format") or {}
     if fmt.get("type") == "json_schema":
         return json.dumps(_satisfy((fmt.get("json_schema") or {}).get("schema") or {}))
+    stated = stated_schema(body)
+    if stated is not None:
+        return json.dumps(_satisfy(stated))
     if fmt.get("type") == "json_object":
         return "{}"
     return "echo: " + prompt_text(body)[:60]
@@ -161,6 +192,8 @@ class OpenAITestServer(LocalServer):
         seed: int = 0,
         drop_audio: bool = False,
         reject_audio: bool = False,
+        string_content_only: bool = False,
+        response_formats: tuple[str, ...] | None = None,
     ):
         if malformed not in ("no_choices", "not_json"):
             raise ValueError(f"malformed must be no_choices or not_json, not {malformed!r}")
@@ -186,6 +219,8 @@ class OpenAITestServer(LocalServer):
         self.model_lists = 0
         self.drop_audio = drop_audio
         self.reject_audio = reject_audio
+        self.string_content_only = string_content_only
+        self.response_formats = response_formats
         self.in_flight = 0
         self.max_in_flight = 0
 
@@ -265,6 +300,15 @@ class OpenAITestServer(LocalServer):
             total += AUDIO_IN_VIDEO_TOKENS
         return total
 
+    def _llama_cpp_refusal(self, body: dict) -> str | None:
+        """llama.cpp's message for a request it refuses (see the module docstring), or None."""
+        kind = (body.get("response_format") or {}).get("type")
+        if self.response_formats is not None and kind is not None and kind not in self.response_formats:
+            return LLAMA_CPP_RESPONSE_FORMAT
+        if self.string_content_only and any(isinstance(m.get("content"), list) for m in body.get("messages") or []):
+            return LLAMA_CPP_LIST_CONTENT
+        return None
+
     def _answer_chat(self, h: _Handler, body) -> None:
         if not isinstance(body, dict) or "_unparsed_bytes" in body:
             with self._lock:
@@ -275,6 +319,11 @@ class OpenAITestServer(LocalServer):
             with self._lock:
                 self.rejected += 1
             return h._error(404, f"The model `{model}` does not exist.", "NotFoundError")
+        refusal = self._llama_cpp_refusal(body)
+        if refusal:
+            with self._lock:
+                self.rejected += 1
+            return h._error(500, refusal, "server_error")
         if self.reject_audio and (any(p.get("type") == "input_audio" for p in message_parts(body)) or
                                   (body.get("mm_processor_kwargs") or {}).get("use_audio_in_video")):
             with self._lock:

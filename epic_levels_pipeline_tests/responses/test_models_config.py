@@ -225,14 +225,15 @@ def test_probe_prints_each_route_and_says_when_the_server_ignored_the_audio(tmp_
         path = write(tmp_path / "models.toml", entry("m", server.base_url, audio=audio))
         out = io.StringIO()
         assert main_probe(["m"], str(path), out=out) == rc
-        assert server.chat_calls == 3
+        assert server.chat_calls == 4
         base_url = server.base_url
     lines = out.getvalue().splitlines()
     assert lines[0].startswith(f"probe m (vllm/{SERVED} at {base_url}; video = video_url, audio = {audio})")
-    assert [line.split()[:2] for line in lines[1:4]] == [["text", "accepted"], ["video", "accepted"],
-                                                          ["video+audio", "accepted"]]
+    assert [line.split()[:2] for line in lines[1:5]] == [["text", "accepted"], ["video", "accepted"],
+                                                          ["video+audio", "accepted"], ["structured", "accepted"]]
     assert lines[2].endswith("video=video_url;audio=none") and lines[3].endswith(sent)
-    assert lines[4].strip().startswith(verdict)
+    assert lines[4].endswith("structured_output = json_schema")
+    assert lines[5].strip().startswith(verdict)
 
 
 def test_probe_prints_the_servers_error_and_works_for_gemini(tmp_path, monkeypatch):

@@ -31,7 +31,9 @@ settings are part of :meth:`OpenAICompatCaller.generation_settings` and so of th
   ``mm_processor_kwargs`` with the route's).
 * ``no_clip`` (or a request without ``media_path``) → the prompt as the only part.
 
-Media parts come first, then the prompt (as for Gemini). The window is the request's
+Media parts come first, then the prompt (as for Gemini); a request without media sends the prompt as the
+message's plain string content (servers whose chat template joins strings, such as llama.cpp's, refuse a
+list of parts). The window is the request's
 ``start_offset_s``/``end_offset_s`` (the whole file when both are None). The route actually used
 is returned in :attr:`CallResult.route`, e.g. ``"video=frames(30@1fps);audio=input_audio"``
 or ``"text"``; :meth:`OpenAICompatCaller.route_for` gives the same string without calling (for
@@ -49,11 +51,19 @@ Decisions and edge cases:
   (not retried: a server that answers nonsense will likely do it again).
 * **Structured output.** When ``request.settings`` carries ``response_schema`` (the Gemini-style
   schema that :meth:`judge_request` and the Gemini caller use, upper-case types) it is converted
-  to JSON Schema (:func:`json_schema_of`); ``json_schema`` is taken as JSON Schema already. Either
-  goes out as ``response_format={"type": "json_schema", ...}`` (``strict`` when every object lists
-  all its properties as required); ``response_mime_type="application/json"`` alone asks for
-  ``json_object``. The reply must then pass :func:`.gemini.check_json_reply` (the text is kept in
-  ``reply`` for audit when it does not).
+  to JSON Schema (:func:`json_schema_of`); ``json_schema`` is taken as JSON Schema already. How it goes
+  out is the model's ``structured_output`` (the models file's; a request's settings may override it):
+  ``json_schema`` (default) as ``response_format={"type": "json_schema", ...}`` (``strict`` when every
+  object lists all its properties as required); ``json_object`` as ``{"type": "json_object"}`` and
+  ``none`` as no ``response_format``, the schema then stated after the prompt
+  (:func:`.openai_wire.schema_instruction`; under ``none`` the JSON object is taken out of the text around
+  it). ``response_mime_type="application/json"`` alone asks for ``json_object``. The reply must pass
+  :func:`.structured.check_json_reply` in every form (the text is kept in ``reply`` for audit when it
+  does not).
+* **Rejected forms.** Every HTTP error and every answer is recorded in the caller's
+  :class:`.calls.Rejections` by request form (:meth:`OpenAICompatCaller.request_form`: text or the media
+  route, and the structured-output form); a form the server keeps rejecting with the same message stops,
+  its rows carrying one message naming the setting to change (:meth:`OpenAICompatCaller.rejection_advice`).
 * **Tokens and latency.** ``usage.prompt_tokens``, ``usage.completion_tokens`` and
   ``usage.prompt_tokens_details.cached_tokens`` (0 when the server omits them); ``latency_s`` times
   the chat call only, not media preparation.
@@ -80,11 +90,12 @@ import openai
 from openai import AsyncOpenAI
 
 from ..cache import CallCache
-from ..calls import CallRequest, CallResult, RetryableError
+from ..calls import CallRequest, CallResult, Rejections, RetryableError
 from ..media import MediaError, media_window, probe
 from .base import OPENAI_COMPATIBLE, ProviderIdentity, identify, resolve_api_key, with_identity
 from .openai_media import MediaParts, server_fps
-from .openai_wire import json_schema_of, response_format_of, retry_after_seconds, status_message
+from .openai_wire import (STRUCTURED_OUTPUT, json_in_text, json_schema_of, response_format_of,
+                          retry_after_seconds, schema_instruction, short_message, status_message)
 from .structured import JudgeCalls, check_json_reply
 
 if TYPE_CHECKING:
@@ -109,7 +120,8 @@ class OpenAICompatSettings:
     ``media_memo_entries`` bounds the media prepared and kept for reuse (one entry is one file's
     base64 video, frames or wav; a clip and its silenced copy under two routes take four).
     ``video_fps`` asks a ``video_url``/``file_url`` server to sample at that rate (None: the server's
-    default); ``extra_body`` is merged into every request."""
+    default); ``extra_body`` is merged into every request. ``structured_output`` is the form structured
+    requests take (:data:`.openai_wire.STRUCTURED_OUTPUT`)."""
 
     temperature: float = 0.0
     max_output_tokens: int = 256
@@ -126,9 +138,13 @@ class OpenAICompatSettings:
     media_memo_entries: int = 16
     video_fps: float | None = None
     extra_body: dict = field(default_factory=dict)
+    structured_output: str = "json_schema"
 
     def __post_init__(self) -> None:
         check_routes(self.video_route, self.audio_route, self.frames_fps, self.max_frames)
+        if self.structured_output not in STRUCTURED_OUTPUT:
+            raise ValueError(f"structured_output {self.structured_output!r} is not one of "
+                             f"{', '.join(STRUCTURED_OUTPUT)}")
 
 
 def check_routes(video_route: str, audio_route: str, fps: float = 1.0, max_frames: int = 1) -> None:
@@ -161,7 +177,8 @@ def default_settings(identity: ProviderIdentity, **overrides) -> OpenAICompatSet
 def settings_for(spec: "ModelSpec", **overrides) -> OpenAICompatSettings:
     """The settings a models-file entry (:class:`..models_config.ModelSpec`) resolves to."""
     route = {"video_route": spec.video, "audio_route": AUDIO_OF_CONFIG[spec.audio],
-             "timeout_s": spec.timeout_s, "extra_body": dict(spec.extra_body)}
+             "timeout_s": spec.timeout_s, "extra_body": dict(spec.extra_body),
+             "structured_output": getattr(spec, "structured_output", "json_schema")}
     if spec.video == "frames":
         route.update(frames_fps=spec.fps or 1.0, max_frames=spec.max_frames or 32)
     elif spec.fps:
@@ -194,11 +211,12 @@ class OpenAICompatCaller(JudgeCalls):
     ``identity`` names the provider, model and endpoint (the SDK's ``base_url``); ``settings``
     default to :func:`default_settings` of the identity. ``cache`` is used by :meth:`judge_choice`
     only. ``api_key`` defaults to :func:`.providers.resolve_api_key` (ValueError when the provider
-    needs one and none is set).
+    needs one and none is set). ``name`` is the models file's NAME, which the messages of rejected
+    forms name (default: the provider-qualified model name).
     """
 
     def __init__(self, identity: ProviderIdentity, settings: OpenAICompatSettings | None = None,
-                 cache: CallCache | None = None, api_key: str | None = None):
+                 cache: CallCache | None = None, api_key: str | None = None, *, name: str | None = None):
         if identity.provider not in OPENAI_COMPATIBLE:
             raise ValueError(f"{identity.name} is not an OpenAI-compatible provider "
                              "(openai/, vllm/, sglang/)")
@@ -209,6 +227,8 @@ class OpenAICompatCaller(JudgeCalls):
         self._loops: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState]" = (
             weakref.WeakKeyDictionary())
         self._media = MediaParts(self.settings.work_dir, self.settings.media_memo_entries)
+        self.name = name or identity.name
+        self.rejections = Rejections(identity.cache_identity(), self.request_form, self.rejection_advice)
 
     @classmethod
     def for_model(cls, name: str, endpoint: str | None = None, cache: CallCache | None = None,
@@ -262,6 +282,8 @@ class OpenAICompatCaller(JudgeCalls):
             base["extra_body"] = s.extra_body
         if s.seed is not None:
             base["seed"] = s.seed
+        if s.structured_output != "json_schema":  # the default stays out, so existing cache keys hold
+            base["structured_output"] = s.structured_output
         return with_identity(base, self.identity)
 
     def route_for(self, request: CallRequest) -> str:
@@ -299,6 +321,46 @@ class OpenAICompatCaller(JudgeCalls):
         else:
             bits.append(f"audio={audio}")
         return ";".join(bits)
+
+    # -- rejected forms ---------------------------------------------------------------------------
+
+    def _structured(self, o: dict) -> str:
+        """The structured-output form of a request's settings ("" when it asks for none)."""
+        if not (o.get("json_schema") or o.get("response_schema") or o.get("response_mime_type") == "application/json"):
+            return ""
+        return str(o.get("structured_output", self.settings.structured_output))
+
+    def request_form(self, request: CallRequest) -> str:
+        """What a server may refuse of a request as a whole: ``text`` or the media route
+        (``video_url+input_audio``), then ``;`` and the structured-output form when it asks for one."""
+        o = request.settings or {}
+        if not request.media_path or request.condition == "no_clip":
+            form = "text"
+        else:
+            r = self.route_settings(o)
+            form = f"{r['video_route']}+{r['audio_route']}"
+        structured = self._structured(o)
+        return f"{form};{structured}" if structured else form
+
+    def rejection_advice(self, form: str, status: int, message: str) -> str:
+        """The message of a stopped form: what the server rejects and the setting to change."""
+        where, said = f"[models.{self.name}]", f"HTTP {status}: {short_message(message)}"
+        media, _, structured = form.partition(";")
+        about_format = any(w in message.lower() for w in ("response_format", "json_schema", "json_object",
+                                                           "schema", "grammar"))
+        if structured == "json_schema" and (media == "text" or about_format):
+            return (f"model {self.name}: the server rejects json_schema response_format ({said}): set "
+                    f'structured_output = "json_object" in {where} (or "none"; `epic-levels probe {self.name}` '
+                    "says which it accepts)")
+        if structured == "json_object" and (media == "text" or about_format):
+            return (f"model {self.name}: the server rejects json_object response_format ({said}): set "
+                    f'structured_output = "none" in {where}')
+        if media != "text":
+            return (f"model {self.name}: the server rejects requests with media ({media.replace('+', ' video, ')} "
+                    f"audio; {said}): check video and audio in {where} (`epic-levels probe {self.name}` says "
+                    "which routes it accepts)")
+        return (f"model {self.name}: the server rejects its text requests ({said}): check model and endpoint "
+                f"in {where} (`epic-levels probe {self.name}`)")
 
     # -- client ---------------------------------------------------------------------------------
 
@@ -374,13 +436,16 @@ class OpenAICompatCaller(JudgeCalls):
                 parts, extra, route = await asyncio.to_thread(self._media.prepare, request, r)
             except (MediaError, OSError) as exc:
                 return self._fail(request, f"media: {exc}", route=self.route_for(request))
-        parts.append({"type": "text", "text": request.prompt})
-
+        form = str(o.get("structured_output", s.structured_output))
+        try:
+            response_format, schema = response_format_of(o, form)
+        except ValueError as exc:
+            return self._fail(request, str(exc), route=route)
+        prompt = request.prompt if schema is None or form == "json_schema" else schema_instruction(request.prompt, schema)
         messages: list[dict] = []
         if o.get("system_instruction"):
             messages.append({"role": "system", "content": str(o["system_instruction"])})
-        messages.append({"role": "user", "content": parts})
-        response_format, schema = response_format_of(o)
+        messages.append({"role": "user", "content": [*parts, {"type": "text", "text": prompt}] if parts else prompt})
         kwargs: dict = {"model": self._model(request), "messages": messages,
                         "temperature": o.get("temperature", s.temperature),
                         s.max_tokens_field: o.get("max_output_tokens", s.max_output_tokens)}
@@ -398,7 +463,9 @@ class OpenAICompatCaller(JudgeCalls):
             response = await self._client().chat.completions.create(**kwargs)
         except openai.APIStatusError as exc:
             code = int(exc.status_code)
-            message = self._scrub(f"HTTP {code}: {status_message(exc)}")
+            said = self._scrub(short_message(status_message(exc), 1000))
+            self.rejections.rejected(request, code, said)
+            message = f"HTTP {code}: {said}"
             if code in RETRYABLE_HTTP or code >= 500:
                 raise RetryableError(message, status=code,
                                      retry_after=retry_after_seconds(exc.response.headers)) from None
@@ -410,10 +477,11 @@ class OpenAICompatCaller(JudgeCalls):
             return self._fail(request, f"malformed response: {type(exc).__name__}: {exc}",
                               route=route, latency_s=time.monotonic() - started)
         latency = time.monotonic() - started
-        return self._read(request, response, schema, route, latency, o)
+        self.rejections.accepted(request)
+        return self._read(request, response, schema, route, latency, o, form)
 
     def _read(self, request: CallRequest, response, schema: dict | None, route: str,
-              latency: float, o: dict) -> CallResult:
+              latency: float, o: dict, form: str = "json_schema") -> CallResult:
         """The result of a 200 answer; ``error`` when it is not a usable chat completion."""
         usage = getattr(response, "usage", None)
         details = getattr(usage, "prompt_tokens_details", None) if usage is not None else None
@@ -433,6 +501,8 @@ class OpenAICompatCaller(JudgeCalls):
             detail = f"refusal: {refusal}" if refusal else f"finish_reason={why}"
             return self._fail(request, f"empty response: {detail}", **tokens)
         if schema is not None or o.get("response_mime_type") == "application/json":
+            if form == "none":
+                text = json_in_text(text)
             why = check_json_reply(text, schema)
             if why is not None:
                 return self._fail(request, why, reply=text, **tokens)
@@ -450,4 +520,4 @@ def make(model: str, *, base_url: str | None = None, cache: CallCache | None = N
 def from_spec(spec: "ModelSpec", cache: CallCache | None = None, api_key: str | None = None) -> OpenAICompatCaller:
     """The caller of a models-file entry (:func:`.base.provider_for`): its endpoint, routes and timeout."""
     identity = ProviderIdentity(spec.provider, spec.model, spec.endpoint)
-    return OpenAICompatCaller(identity, settings_for(spec), cache, api_key)
+    return OpenAICompatCaller(identity, settings_for(spec), cache, api_key, name=spec.name)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import openai
@@ -48,19 +49,58 @@ def _strict_ok(schema) -> bool:
     return all(_strict_ok(v) for v in props.values()) and _strict_ok(schema.get("items"))
 
 
-def response_format_of(settings: dict) -> tuple[dict | None, dict | None]:
-    """``(response_format, schema to check the reply against)`` for a request's settings."""
+STRUCTURED_OUTPUT = ("json_schema", "json_object", "none")
+
+
+def response_format_of(settings: dict, form: str = "json_schema") -> tuple[dict | None, dict | None]:
+    """``(response_format, schema to check the reply against)`` for a request's settings, in the structured
+    output ``form`` the server takes (:data:`STRUCTURED_OUTPUT`): ``json_schema`` sends the schema; ``json_object``
+    asks for a JSON object, carrying the schema as ``schema`` (llama.cpp's servers constrain the reply to it),
+    and ``none`` for nothing; under both the schema is also stated in the prompt (:func:`schema_instruction`).
+    The reply is checked against the schema in every form."""
+    if form not in STRUCTURED_OUTPUT:
+        raise ValueError(f"structured_output {form!r} is not one of {', '.join(STRUCTURED_OUTPUT)}")
     if settings.get("json_schema"):
         schema = settings["json_schema"]
     elif settings.get("response_schema"):
         schema = json_schema_of(settings["response_schema"])
     elif settings.get("response_mime_type") == "application/json":
-        return {"type": "json_object"}, None
+        return (None if form == "none" else {"type": "json_object"}), None
     else:
         return None, None
+    if form != "json_schema":
+        return (None if form == "none" else {"type": "json_object", "schema": schema}), schema
     name = re.sub(r"[^A-Za-z0-9_-]", "_", str(settings.get("response_schema_name") or "reply"))[:64]
     return {"type": "json_schema", "json_schema": {"name": name, "schema": schema,
                                                    "strict": _strict_ok(schema)}}, schema
+
+
+def schema_instruction(prompt: str, schema: dict) -> str:
+    """``prompt`` with the JSON schema its reply must match stated after it (the ``json_object`` / ``none``
+    forms), unless the prompt states that schema already (compact JSON, as the caption prompt writes it)."""
+    stated = json.dumps(schema, separators=(",", ":"))
+    if stated in prompt:
+        return prompt
+    return f"{prompt}\n\nReply with one JSON object only, matching this JSON schema: {stated}"
+
+
+def json_in_text(text: str) -> str:
+    """The JSON object in a reply that was asked for JSON without ``response_format`` (form ``none``): the text
+    itself when it parses, else the span from its first ``{`` to its last ``}`` when that parses (a model's
+    code fence or sentence around it), else the text unchanged (the schema check then says why)."""
+    try:
+        json.loads(text)
+        return text
+    except (json.JSONDecodeError, TypeError):
+        pass
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        try:
+            json.loads(text[start:end + 1])
+            return text[start:end + 1]
+        except json.JSONDecodeError:
+            pass
+    return text
 
 
 # -- errors ---------------------------------------------------------------------------------------
@@ -77,6 +117,14 @@ def retry_after_seconds(headers) -> float | None:
     except (TypeError, ValueError):
         pass
     return parse_retry_after(headers.get("retry-after"))
+
+
+def short_message(message: str, limit: int = 240) -> str:
+    """A server's error message on one line for a log or advice: any server-side traceback (from
+    ``  File "…"`` on) dropped, whitespace collapsed, at most ``limit`` characters."""
+    head = re.split(r'\n\s*File "', message, maxsplit=1)[0]
+    text = " ".join(head.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def status_message(exc: openai.APIStatusError) -> str:
