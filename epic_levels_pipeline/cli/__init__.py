@@ -38,13 +38,17 @@ def locations(annotations: str | Path | None = None, media: str | Path | None = 
                 os.environ[name] = value
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line: every command's parser (the reference page is generated from it)."""
     parser = argparse.ArgumentParser(prog="epic-levels", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.add_parser(sub)
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         with locations(getattr(args, "annotations", None), getattr(args, "media", None)):
             return args.fn(args)

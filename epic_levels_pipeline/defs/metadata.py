@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import dagster as dg
 import pandas as pd
+
+from ..schemas.registry import SCHEMAS
+
+# Outside code spans, the characters Markdown would read as emphasis, links or HTML: escaped so that the UI shows
+# a description as written ('*' roll-ups, <dataset>__<video> keys).
+_CODE_SPAN = re.compile(r"(`[^`]*`)")
+_ACTIVE = re.compile(r"([\\*_<>\[\]])")
 
 
 def _dtype(series: pd.Series) -> str:
@@ -13,6 +22,32 @@ def _dtype(series: pd.Series) -> str:
         if isinstance(first, (list, tuple)) or hasattr(first, "tolist"):
             return "list"
     return kind
+
+
+def markdown_text(text: str | None) -> str | None:
+    """``text`` escaped for the UI's Markdown, so it renders as written; code spans are kept as they are."""
+    if not text:
+        return text
+    return "".join(part if part.startswith("`") else _ACTIVE.sub(r"\\\1", part) for part in _CODE_SPAN.split(text))
+
+
+def declared_column_schema(table: str) -> dg.TableSchema | None:
+    """The declared columns of warehouse table ``table`` (:data:`.schemas.registry.SCHEMAS`) with their types and
+    descriptions, as the UI's Columns tab shows them; None for an asset that is not a declared table."""
+    schema = SCHEMAS.get(table)
+    if schema is None:
+        return None
+    return dg.TableSchema(columns=[
+        dg.TableColumn(f.name, str(f.type), description=markdown_text(f.metadata[b"doc"].decode()),
+                       constraints=dg.TableColumnConstraints(nullable=f.nullable))
+        for f in schema])
+
+
+def described(spec: dg.AssetSpec) -> dg.AssetSpec:
+    """``spec`` with its description escaped for Markdown and, for a declared table, its column schema."""
+    spec = spec.replace_attributes(description=markdown_text(spec.description))
+    columns = declared_column_schema(spec.key.to_user_string())
+    return spec.merge_attributes(metadata={SCHEMA: columns}) if columns is not None else spec
 
 
 def markdown_table(frame: pd.DataFrame, max_rows: int = 20, max_width: int = 90) -> str:

@@ -9,7 +9,13 @@ requests pay Dagster's per-run and per-step cost once per batch; a single change
 
 from __future__ import annotations
 
+import warnings
+
 import dagster as dg
+
+# Every batched asset passes CLIP_BACKFILL to @dg.asset, whose `backfill_policy` parameter Dagster marks beta:
+# a warning a user of the project can do nothing about, printed at every import of the definitions.
+warnings.filterwarnings("ignore", message="Parameter `backfill_policy` of function `asset`", category=dg.BetaWarning)
 
 # One dynamic partition per clip; keys encode dataset, video and window (epic_sounds__P09_08__45-75).
 # A two-dimensional dataset x clip partitioning would create every combination, most of them invalid.

@@ -104,20 +104,51 @@ class ModelEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    provider: Literal["gemini", "openai", "vllm", "sglang"]
-    model: str = Field(min_length=1)
-    endpoint: str | None = None
-    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
-    video: Literal["video_url", "frames", "file_url", "none"] | None = None
-    audio: Literal["in_video", "separate", "none"] | None = None
-    fps: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    max_frames: int | None = Field(default=None, ge=1)
-    max_concurrency: int | None = Field(default=None, ge=1)
-    rpm: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    extra_body: dict | None = None
-    media_resolution: Literal["low", "medium", "high"] | None = None
-    structured_output: Literal["json_schema", "json_object", "none"] | None = None
+    provider: Literal["gemini", "openai", "vllm", "sglang"] = Field(
+        description="who serves the model: Google's Gemini API, OpenAI's API, or a vLLM / SGLang server")
+    model: str = Field(min_length=1,
+        description="the name the service or server answers to (`GET /v1/models` lists it for vLLM / SGLang; the "
+                    "server's --served-model-name)")
+    endpoint: str | None = Field(default=None,
+        description="the base URL; required for vllm and sglang, Google's or OpenAI's API otherwise")
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="the environment variable holding the key (keys never live in the file); default GEMINI_API_KEY /"
+                    " GOOGLE_API_KEY, OPENAI_API_KEY, VLLM_API_KEY / SGLANG_API_KEY (else OPENAI_API_KEY, else the "
+                    "placeholder EMPTY a server started without --api-key accepts)")
+    video: Literal["video_url", "frames", "file_url", "none"] | None = Field(default=None,
+        description="how the window's video is sent: video_url (a base64 data:video/mp4 URL), file_url (a file:// URL"
+                    " of the cut window, for a server started with --allowed-local-media-path), frames (JPEG frames "
+                    "sampled with ffmpeg, each an image_url part), none; default video_url for vllm and sglang, "
+                    "frames for openai; gemini sends the clip itself")
+    audio: Literal["in_video", "separate", "none"] | None = Field(default=None,
+        description="how the audio is sent: in_video (mm_processor_kwargs.use_audio_in_video: an Omni processor reads"
+                    " the video's own track; needs video_url or file_url), separate (the window's track as 16 kHz "
+                    "mono wav in an input_audio part), none; default separate for vllm, sglang and openai; gemini "
+                    "reads the video's own track")
+    fps: float | None = Field(default=None, gt=0, allow_inf_nan=False,
+        description="frames a second: sampled by the client on frames (default 1.0), sent as mm_processor_kwargs.fps "
+                    "on video_url / file_url (default: the server's), Gemini's own fps setting for gemini")
+    max_frames: int | None = Field(default=None, ge=1,
+        description="at most this many frames cover a window (fps is lowered to fit); default 32 on frames; needs fps"
+                    " on video_url / file_url; not for gemini")
+    max_concurrency: int | None = Field(default=None, ge=1,
+        description="requests in flight; default 16 for a local server (vllm, sglang, an openai endpoint on a "
+                    "loopback address), 32 for hosted APIs; EPIC_LEVELS_CONCURRENCY overrides every model")
+    rpm: float | None = Field(default=None, ge=0, allow_inf_nan=False,
+        description="requests per minute (0: no limit); default none for a local server; hosted APIs their lowest "
+                    "paid tier, as assumptions (Gemini 2.5-flash 1,000, 2.5-flash-lite 4,000, 2.5-pro 150, others "
+                    "150; OpenAI gpt-4o and gpt-4o-mini 500, others 500); EPIC_LEVELS_RPM overrides every model")
+    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False,
+        description="each HTTP request's bound in seconds; default 120")
+    extra_body: dict | None = Field(default=None,
+        description="merged into every chat request (openai, vllm, sglang); its mm_processor_kwargs are merged with "
+                    "the route's")
+    media_resolution: Literal["low", "medium", "high"] | None = Field(default=None,
+        description="gemini only: low (66 tokens a frame), medium or high; default the model's")
+    structured_output: Literal["json_schema", "json_object", "none"] | None = Field(default=None,
+        description="how judge and caption replies are asked for as JSON (openai, vllm, sglang): json_schema (the "
+                    "schema as response_format; default), json_object (a JSON object, the schema stated after the "
+                    "prompt), none (the schema stated after the prompt only); every reply is checked")
 
 
 def _coerce(table: dict) -> dict:

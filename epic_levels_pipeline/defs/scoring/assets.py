@@ -152,8 +152,9 @@ def over_marking(score_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
                 "text-only priors: blind (most frequent option) and anti-prior (least frequent) rates with "
                 "clip-clustered intervals, in multiple choice and yes/no.",
     check_specs=[dg.AssetCheckSpec("prior_shortcut", asset="shortcut_audit", blocking=False,
-                                   description=f"Blind and anti-prior intervals contain chance for every subtype × "
-                                               f"strategy × format with n ≥ {PRIOR_MIN_N}.")],
+                                   description=f"No blind or anti-prior rate differs from chance after Holm's "
+                                               f"correction over every subtype × strategy × format with n ≥ "
+                                               f"{PRIOR_MIN_N} (the uncorrected flags are in the metadata).")],
 )
 def shortcut_audit(presence_partials: pd.DataFrame, score_partials: pd.DataFrame, prior_partials: pd.DataFrame):
     priors = clip_partial.priors_from_partials(prior_partials)
@@ -163,13 +164,23 @@ def shortcut_audit(presence_partials: pd.DataFrame, score_partials: pd.DataFrame
     yield dg.Output(frame, metadata={**table_metadata(frame),
                                      "presence_oracle": dg.MetadataValue.md(markdown_table(presence.round(3), 40)),
                                      "priors": dg.MetadataValue.md(markdown_table(priors.round(3), 80))})
-    flagged = prior_shortcuts(priors)
-    yield dg.AssetCheckResult(check_name="prior_shortcut", asset_key="shortcut_audit", passed=not len(flagged),
-                              severity=dg.AssetCheckSeverity.WARN,
-                              metadata={"flagged": len(flagged),
-                                        "judged": int((priors["n"] >= PRIOR_MIN_N).sum()) if len(priors) else 0,
-                                        "flagged_after_holm": len(prior_shortcuts_holm(priors)),
-                                        "rows": dg.MetadataValue.md(markdown_table(flagged.round(3), 40) if len(flagged) else "_(none)_")})
+    yield prior_shortcut_check(priors)
+
+
+def prior_shortcut_check(priors: pd.DataFrame) -> dg.AssetCheckResult:
+    """The ``prior_shortcut`` check: passed unless a judged row differs from chance after Holm's correction. With
+    some 100 judged rows at 95 % each, about five intervals exclude chance by chance alone: those uncorrected flags
+    are reported (``flagged``, ``uncorrected_rows``) but warn only when a row survives the correction."""
+    flagged, holm = prior_shortcuts(priors), prior_shortcuts_holm(priors)
+
+    def rows(frame: pd.DataFrame) -> dg.MetadataValue:
+        return dg.MetadataValue.md(markdown_table(frame.round(3), 40) if len(frame) else "_(none)_")
+
+    return dg.AssetCheckResult(check_name="prior_shortcut", asset_key="shortcut_audit", passed=not len(holm),
+                               severity=dg.AssetCheckSeverity.WARN,
+                               metadata={"flagged_after_holm": len(holm), "rows": rows(holm),
+                                         "judged": int((priors["n"] >= PRIOR_MIN_N).sum()) if len(priors) else 0,
+                                         "flagged": len(flagged), "uncorrected_rows": rows(flagged)})
 
 
 @dg.asset(
