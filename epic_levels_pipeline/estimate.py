@@ -143,7 +143,7 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
              items: pd.DataFrame | None = None, judge_share: float = JUDGE_SHARE,
              judge_model: str | None = None, thinking_tokens: int = 0,
              media_resolution: str | None = None, fps: float | None = None, model_config: str | Path | None = None,
-             latency_s: float = ASSUMED_LATENCY_S) -> pd.DataFrame:
+             latency_s: float = ASSUMED_LATENCY_S, endpoint: str | None = None) -> pd.DataFrame:
     """Calls, tokens and cost per model × condition × format (plus ``condition == "judge"`` rows).
 
     ``price_table`` overrides/extends :data:`DEFAULT_PRICES`; ``items`` skips loading them;
@@ -151,13 +151,14 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
     ``thinking_tokens`` are added to every call's output; ``media_resolution`` / ``fps`` set the video
     tokens per second as for the calls (:mod:`.responses.providers.gemini_tokens`). Models are NAMEs of the
     models file (``model_config``, else ``models.toml`` at the project root) or inline ``PROVIDER/MODEL``
-    names, resolved as a run resolves them. ``frame.attrs`` records the item source, the constants used,
-    the items (for :func:`caching_and_batch`) and the wall time at each model's limits (``wall``).
+    names (served at ``endpoint``, else their provider's address), resolved as a run resolves them.
+    ``frame.attrs`` records the item source, the constants used, the items (for :func:`caching_and_batch`) and
+    the wall time at each model's limits (``wall``).
     """
     if not models:
         raise ValueError("no models to estimate")
-    specs = model_specs(paths, models, model_config, media_resolution=media_resolution, fps=fps)
-    judge_spec = model_specs(paths, [judge_model], model_config)[0] if judge_model else None
+    specs = model_specs(paths, models, model_config, media_resolution=media_resolution, fps=fps, endpoint=endpoint)
+    judge_spec = model_specs(paths, [judge_model], model_config, endpoint=endpoint)[0] if judge_model else None
     prices = price_table_with(price_table)
     source = {"given": 1}
     if items is None:
@@ -234,14 +235,15 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
 
 
 def model_specs(paths: Paths, names: list[str], model_config: str | Path | None = None, *,
-                media_resolution: str | None = None, fps: float | None = None) -> list[ModelSpec]:
+                media_resolution: str | None = None, fps: float | None = None,
+                endpoint: str | None = None) -> list[ModelSpec]:
     """The models as a run resolves them: the models file's entries or inline names, the flags applied where
     they mean something (ModelConfigError where they do not), the environment's limits overriding."""
     models_file = find_models_file(paths.root, model_config)
     rpm = os.environ.get("EPIC_LEVELS_RPM") or None
     concurrency = os.environ.get("EPIC_LEVELS_CONCURRENCY") or None
     return [spec.with_limits(float(rpm) if rpm else None, int(concurrency) if concurrency else None)
-            .with_flags(fps=fps, media_resolution=media_resolution) for spec in resolve(names, models_file)]
+            .with_flags(fps=fps, media_resolution=media_resolution) for spec in resolve(names, models_file, endpoint)]
 
 
 def call_seconds(calls: int, concurrency: int, rpm: float, latency_s: float) -> float:

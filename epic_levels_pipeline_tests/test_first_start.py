@@ -96,7 +96,8 @@ def test_quiet_first_start_then_one_row_edit(tmp_path):
     done = subprocess.run([executable("epic-levels"), "run"], cwd=root, env=env, capture_output=True, text=True,
                           timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "Main score table" in done.stdout
+    assert "Leaderboard" in done.stdout and "report.html" in done.stdout
+    assert "Warning" not in done.stderr, done.stderr[-3000:]  # no library warning that says nothing to a user
 
     with project_instance(Paths(root)) as instance:
         runs_after_cli = len(instance.get_run_records())

@@ -28,6 +28,7 @@ import math
 import pandas as pd
 from scipy.stats import spearmanr
 
+from ..responses.offline import OFFLINE_MODEL
 from .labels import Judge, rules_for
 from .parse import CHECKS, Parsed, parse_caption
 from .prompt import caption_prompt, conditions_for
@@ -122,7 +123,7 @@ def caption_responses(clip: Clip, references: pd.DataFrame, catalogue: Catalogue
         prompt = caption_prompt(clip, condition)
         for name in responders:
             rows.append({"clip_key": clip.key, "dataset": clip.dataset, "condition": condition, "responder": name,
-                         "model": "", "prompt": prompt, "status": "ok", "error": None,
+                         "model": OFFLINE_MODEL, "prompt": prompt, "status": "ok", "error": None,
                          "cache_key": "", "cached": False, "prompt_tokens": 0, "output_tokens": 0,
                          "reply": offline_reply(name, ref, condition, cat=catalogue, clip=clip, seed=seed)})
     return pd.DataFrame(rows, columns=RESPONSE_COLUMNS)

@@ -6,13 +6,20 @@ import argparse
 import sys
 
 from ..settings import Paths
+from .options import clip_flag, location_flags
 
 
 def add_parser(sub) -> None:
+    from ..captions.prompt import CONDITIONS
+
     p = sub.add_parser("captions", help="print a clip's caption reference structure beside a responder's caption")
-    p.add_argument("--clip", required=True)
-    p.add_argument("--responder", default="oracle", help="offline caption responder or model provider (default oracle)")
-    p.add_argument("--condition", default="clip", choices=["clip", "silenced", "no_clip"])
+    clip_flag(p)
+    p.add_argument("--responder", default="oracle", metavar="NAME",
+                   help="an offline caption responder (oracle, jitter_1s, presence, …) or a model's responder, as in "
+                        "the caption_responses table (default oracle)")
+    p.add_argument("--condition", default="clip", choices=CONDITIONS,
+                   help="the condition the caption was made under (default clip)")
+    location_flags(p)
     p.set_defaults(fn=cmd_captions)
 
 

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..settings import Paths
-from .options import location_flags, media_flags, models_flags
+from .options import clips_flag, location_flags, media_flags, models_flags
 
 if TYPE_CHECKING:
     from ..annotations.clips import Clip
@@ -15,24 +15,29 @@ if TYPE_CHECKING:
 
 def add_parser(sub) -> None:
     p = sub.add_parser("estimate", help="print the calls, tokens and cost a run with models would spend, before spending them")
-    models_flags(p, "gemini/gemini-2.5-flash")
-    p.add_argument("--price", action="append", help="MODEL=IN,OUT[,AUDIO_IN] dollars per 1M input/output tokens "
-                   "(repeatable; overrides the documented prices assumed)")
+    models_flags(p, "gemini/gemini-2.5-flash", "gemini/gemini-2.5-flash")
+    p.add_argument("--price", action="append", metavar="MODEL=IN,OUT[,AUDIO_IN]",
+                   help="dollars per 1M input / output (/ audio input) tokens (repeatable; default: the documented "
+                        "prices, as assumptions; self-hosted models have none)")
+    clips_flag(p)
     media_flags(p)
     location_flags(p)
     p.set_defaults(fn=cmd_estimate)
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
+    from ..annotations.clips import Clip
+
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     return main_estimate(models, args.price or [], media_resolution=args.media_resolution, fps=args.fps,
-                         model_config=args.model_config or None)
+                         model_config=args.model_config or None, endpoint=args.endpoint or None,
+                         clips=[Clip.from_key(key) for key in args.clips] or None)
 
 
 def main_estimate(argv_models: list[str], price_overrides: list[str] | dict | None = None, *,
                   paths: Paths | None = None, clips: list[Clip] | None = None, out=None,
                   media_resolution: str | None = None, fps: float | None = None,
-                  model_config: str | None = None) -> int:
+                  model_config: str | None = None, endpoint: str | None = None) -> int:
     """Print the estimate for the given models (names may also be comma-separated); 0 ok, 2 on bad input."""
     from ..estimate import (
         DEFAULT_PRICES,
@@ -59,7 +64,7 @@ def main_estimate(argv_models: list[str], price_overrides: list[str] | dict | No
         return 2
     try:
         frame = estimate(paths or Paths.default(), models, clips=clips, price_table=prices,
-                         media_resolution=media_resolution, fps=fps, model_config=model_config)
+                         media_resolution=media_resolution, fps=fps, model_config=model_config, endpoint=endpoint)
     except ValueError as exc:  # a model name without its provider, an unknown media resolution
         print(f"estimate: {exc}", file=sys.stderr)
         return 2

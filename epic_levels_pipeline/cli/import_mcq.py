@@ -7,13 +7,17 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
+from .options import location_flags
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("import-mcq", help="convert HD-EPIC's VQA benchmark files through the format steps")
-    p.add_argument("paths", nargs="*", help="files or folders (default: ../shared/data/hd-epic/vqa-benchmark)")
-    p.add_argument("--out", default="", help="output folder (default data/assets/hd_epic_vqa/)")
+    p.add_argument("paths", nargs="*", help="files or folders (default: the vqa-benchmark folder of HD-EPIC's "
+                   "annotations under the annotations root)")
+    p.add_argument("--out", default="", metavar="DIR", help="output folder (default data/assets/hd_epic_vqa/)")
     p.add_argument("--strict", action="store_true", help="refuse the whole import when any question cannot be "
                    "converted (default: skip it, counted by reason)")
+    location_flags(p)
     p.set_defaults(fn=cmd_import_mcq)
 
 
@@ -21,18 +25,11 @@ def cmd_import_mcq(args: argparse.Namespace) -> int:
     return main_import([Path(p) for p in args.paths], Path(args.out) if args.out else None, strict=args.strict)
 
 
-def default_vqa_dir(root: Path | None = None) -> Path:
-    """``../shared/data/hd-epic/vqa-benchmark`` relative to the project root (:func:`settings.project_root`)."""
-    from ..settings import project_root
-
-    return ((root or project_root()) / ".." / "shared" / "data" / "hd-epic" / "vqa-benchmark").resolve()
-
-
 def main_import(paths: list[Path], out_dir: Path | None = None, *, strict: bool = False) -> int:
     """CLI entry: import, print the per-file open / 4b / checker split, write Parquet + CSV; exit code.
 
-    ``paths`` are files or folders (empty → :func:`default_vqa_dir`). Writes ``hd_epic_vqa_questions.parquet``,
-    ``hd_epic_vqa_items.parquet`` and ``hd_epic_vqa_import_report.csv`` under ``out_dir`` (default
+    ``paths`` are files or folders (empty: the ``vqa-benchmark`` folder under the annotations root, 2 when there
+    is none). Writes ``hd_epic_vqa_questions.parquet``, ``hd_epic_vqa_items.parquet`` and ``hd_epic_vqa_import_report.csv`` under ``out_dir`` (default
     ``data/assets/hd_epic_vqa/`` under the working directory). Returns 1 (nothing written) when a path is
     missing, no JSON file is found, or a file is invalid (problems printed to stderr as
     ``FILE:QID:FIELD: message``); else 0. Unless ``strict``, questions that cannot be converted honestly are
@@ -49,7 +46,16 @@ def main_import(paths: list[Path], out_dir: Path | None = None, *, strict: bool 
     from ..settings import Paths
     from ..warehouse import TableStore, write_parquet
 
-    paths = [Path(p) for p in paths] or [default_vqa_dir()]
+    if not paths:
+        from ..imports.vqa_source import find_vqa_folder
+
+        found = find_vqa_folder(Paths.default().annotations)
+        if found is None:
+            print(f"error: no vqa-benchmark folder under the annotations root {Paths.default().annotations}; name "
+                  "the files or folders, or point --annotations at HD-EPIC's annotations", file=sys.stderr)
+            return 2
+        paths = [found]
+    paths = [Path(p) for p in paths]
     missing = [p for p in paths if not p.exists()]
     for p in missing:
         print(f"{p}:-:-: no such file or folder", file=sys.stderr)

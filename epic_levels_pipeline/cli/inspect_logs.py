@@ -11,7 +11,7 @@ from ..settings import Paths
 
 def add_parser(sub) -> None:
     p = sub.add_parser("inspect-logs", help="write the materialized verdicts as Inspect eval logs (inspect view)")
-    p.add_argument("--out", required=True, help="log folder (one .eval log per responder × model)")
+    p.add_argument("--out", required=True, metavar="DIR", help="log folder (one .eval log per responder × model)")
     p.set_defaults(fn=cmd_inspect_logs)
 
 

@@ -12,8 +12,7 @@ from .options import models_flags
 def add_parser(sub) -> None:
     p = sub.add_parser("probe", help="one small request per route (text; video; video+audio) to each model, on a "
                        "clip made with ffmpeg: accepted or the server's error, latency, prompt tokens")
-    models_flags(p)
-    p.add_argument("--endpoint", default="", help="base URL of the inline models' server")
+    models_flags(p, default_text="every model of the models file")
     p.set_defaults(fn=cmd_probe)
 
 

@@ -7,13 +7,17 @@ import json
 import sys
 
 from ..settings import Paths
-from .options import location_flags
+from .options import clip_flag, location_flags
 
 
 def add_parser(sub) -> None:
+    from ..formats.registry import ITEM_FORMATS
+
     p = sub.add_parser("questions", help="print a clip's questions (and format variants) as a person reads them")
-    p.add_argument("--clip", required=True)
-    p.add_argument("--format", choices=["yes_no", "multiple_choice", "statements", "open", "option_judgement", "open_with_reason"])
+    clip_flag(p)
+    p.add_argument("--format", choices=ITEM_FORMATS,
+                   help="print the clip's items in this format, as they are sent (default: the base questions with "
+                        "level, subtype, options, key and provenance)")
     location_flags(p)
     p.set_defaults(fn=cmd_questions)
 

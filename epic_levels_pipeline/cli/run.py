@@ -4,18 +4,28 @@ from __future__ import annotations
 
 import argparse
 
+from ..responses.offline import OFFLINE_RESPONDERS
 from ..settings import Paths
-from .options import location_flags, media_flags, models_flags
+from .options import clips_flag, comma_list, location_flags, media_flags, models_flags
+
+
+def responders(value: str) -> str:
+    """The ``--responders`` value, each name checked against the offline responders (a usage error otherwise)."""
+    unknown = [name for name in comma_list(value) if name not in OFFLINE_RESPONDERS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown offline responders {', '.join(unknown)} "
+                                         f"(known: {', '.join(OFFLINE_RESPONDERS)})")
+    return ",".join(comma_list(value))
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("run", help="materialize the whole graph for the manifest's clips and print the main table")
-    p.add_argument("--clips", nargs="*", help="clip keys (default: every clip in data/clips.csv)")
-    p.add_argument("--responders", default="oracle,chance,presence,blind", help="offline responders to run")
+    p = sub.add_parser("run", help="build the benchmark for the manifest's clips, ask and score every responder, print a "
+                       "leaderboard and write the report")
+    clips_flag(p)
+    p.add_argument("--responders", default=",".join(OFFLINE_RESPONDERS), type=responders, metavar="NAME,…",
+                   help=f"comma-separated offline responders, of {', '.join(OFFLINE_RESPONDERS)} (default: all four)")
     models_flags(p)
-    p.add_argument("--endpoint", default="", help="base URL of the inline models' server, e.g. http://127.0.0.1:8000/v1 "
-                   "(default: the provider's *_BASE_URL variable, else its usual address)")
-    p.add_argument("--judge", default="", help="NAME or PROVIDER/MODEL that judges open replies the rules cannot decide, "
+    p.add_argument("--judge", default="", metavar="NAME", help="NAME or PROVIDER/MODEL that judges open replies the rules cannot decide, "
                    "or 'self' (the run's one model judges its own replies); default: $EPIC_LEVELS_JUDGE_MODEL, else "
                    "the models file's judge, else none (undecided replies stay undecided; cc_strict is the headline)")
     p.add_argument("--allow-self-judge", action="store_true",
@@ -55,6 +65,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def print_summary(paths: Paths) -> None:
+    """What the run made: the question bank, the clips' media, the leaderboard, the caption track's main table,
+    and where the report, the tables and the UI are."""
     from ..warehouse import query
 
     if not paths.warehouse.exists():
@@ -72,27 +84,72 @@ def print_summary(paths: Paths) -> None:
     try:
         media = query(paths.warehouse, "SELECT status, count(*) AS clips FROM clip_media GROUP BY status ORDER BY status")
         summary = ", ".join(f"{r.clips} {r.status}" for r in media.itertuples())
-        print(f"\nClip media: {summary} (source videos are looked up under {paths.source_media} (`epic-levels media` lists them); "
-              "the offline responders need none, model responders skip the clip and silenced conditions without one)")
+        print(f"\nClip media: {summary} (source videos are looked up under {_shown(paths.source_media)}; "
+              "`epic-levels media` lists them; the offline responders need none, models skip the clip and silenced "
+              "conditions of a clip without one)")
     except Exception:
         pass
     try:
-        scores = query(paths.warehouse, """
-            SELECT responder, condition, format, n, round(accuracy, 3) AS accuracy, round(chance, 3) AS chance,
-                   round(chance_corrected, 3) AS chance_corrected, round(ci_low, 3) AS ci_low, round(ci_high, 3) AS ci_high,
-                   n_undecided, round(chance_corrected_strict, 3) AS cc_strict
-            FROM scores WHERE dataset = '*' AND level = '*' AND subtype = '*' AND distractor_strategy = '*'
-            ORDER BY responder, condition, format""")
-        print("\nMain score table (warehouse table `scores`, all datasets, levels and subtypes; chance_corrected over "
-              "decided verdicts with its clip-clustered 95 % interval; cc_strict counts undecided open replies as wrong):")
-        print(scores.to_string(index=False))
-    except Exception:
-        pass
+        print_leaderboard(query(paths.warehouse, "SELECT * FROM scores"))
+    except Exception as exc:
+        print(f"(no scores table yet: {exc})")
     try:
         from ..captions.track import main_table
 
         captions = main_table(query(paths.warehouse, "SELECT * FROM caption_scores"))
-        print("\nCaption track (warehouse table `caption_scores`, greedy matching, both datasets; F1 per unit kind):")
-        print(captions.to_string(index=False))
+        captions = captions[captions["condition"] == "clip"].drop(columns=["condition"])
+        print("\nCaption track (warehouse table `caption_scores`; condition clip, greedy matching, both datasets; "
+              "F1 per unit kind):")
+        print(text_table(_numbers(captions.sort_values("event_f1", ascending=False, kind="stable"), skip=2), left=2))
     except Exception:
         pass
+    report = paths.reports / "report.html"
+    print("\nNext:")
+    if report.exists():
+        print(f"  the report          {_shown(report)} (open it in a browser)")
+    print(f"  every table         {_shown(paths.warehouse)} (DuckDB: scores, paired_comparisons, verdicts, …)")
+    print("  the UI              DAGSTER_HOME=$PWD .venv/bin/dg dev, then http://127.0.0.1:3000")
+    print("  your own model      docs/models.md; the documentation starts at docs/getting-started.md")
+
+
+def print_leaderboard(scores) -> None:
+    """The leaderboard (:func:`.reporting.sections.compact_leaderboard`) as the run's last table."""
+    from ..reporting.sections import compact_leaderboard
+
+    board = compact_leaderboard(scores)
+    if not len(board):
+        print("\n(no scores under the clip condition yet)")
+        return
+    shown = _numbers(board, skip=2, whole=("n",))
+    print("\nLeaderboard (warehouse table `scores`): chance-corrected accuracy under the clip condition, all "
+          "datasets and formats pooled\n(0 = guessing, 1 = perfect; `n` items over all levels; `no_clip`: the same "
+          "items without the clip; intervals and every format in the report):")
+    print(text_table(shown, left=2))
+
+
+def _numbers(frame, skip: int = 0, whole: tuple[str, ...] = ()):
+    """``frame`` with its columns after the first ``skip`` as text: three decimals, ``—`` for none."""
+    shown = frame.copy()
+    for column in shown.columns[skip:]:
+        if column not in whole:
+            shown[column] = shown[column].map(lambda v: "—" if v is None or v != v else f"{float(v):.3f}")
+    return shown
+
+
+def text_table(frame, left: int = 0) -> str:
+    """``frame`` as aligned text: its first ``left`` columns (names) to the left, the numbers to the right."""
+    cells = [[str(c) for c in frame.columns]] + [["" if v is None else str(v) for v in row]
+                                                 for row in frame.itertuples(index=False)]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(frame.columns))]
+    return "\n".join("  ".join(v.ljust(w) if i < left else v.rjust(w) for i, (v, w) in enumerate(zip(row, widths)))
+                     .rstrip() for row in cells)
+
+
+def _shown(path) -> str:
+    """``path`` relative to the working directory when it is under it (as a user types it), else absolute."""
+    from pathlib import Path
+
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

@@ -134,12 +134,13 @@ def write_report(out_dir: Path, scores, paired, over_marking, shortcut_audit, ve
     return md_path, html_path
 
 
-def report_from_warehouse(paths: Paths, *, title: str = "epic-levels report") -> tuple[Path, Path]:
+def report_from_warehouse(paths: Paths, *, title: str = "epic-levels report", out_dir: Path | None = None
+                          ) -> tuple[Path, Path]:
     """Read the scored tables (and verdicts, and ``judge_audit`` if materialized) from the project's data folder
-    and write the report under ``paths.reports``. Missing tables give a report that says so."""
+    and write the report under ``out_dir`` (default ``paths.reports``). Missing tables give a report that says so."""
     tables = {name: load_table(paths, name) for name in REPORT_TABLES if name != "caption_alignments"}
     tables["caption_alignments"] = caption_timeline_rows(paths, CAPTION_SAMPLE_RESPONDER)
-    return write_report(paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
+    return write_report(out_dir or paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
                         tables["shortcut_audit"], tables["verdicts"], tables["judge_audit"], title=title,
                         caption_scores=tables["caption_scores"], caption_alignments=tables["caption_alignments"])
 

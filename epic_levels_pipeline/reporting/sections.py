@@ -95,6 +95,31 @@ def leaderboard_table(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["format"] == "*"].reset_index(drop=True)
 
 
+def compact_leaderboard(scores: pd.DataFrame | None, condition: str = "clip", baseline: str = "no_clip") -> pd.DataFrame:
+    """One row per responder × model, best first: chance-corrected accuracy over all formats under ``condition``
+    for all levels (``all``, with its n) and each level, and for all levels under ``baseline`` (what the clip
+    adds is the difference). Datasets and subtypes pooled; a level a responder has no items at is NaN."""
+    board = leaderboard_table(main_table(scores))
+    columns = ["responder", "model", "all", "n", baseline]
+    if not len(board) or condition not in set(board["condition"]):
+        return pd.DataFrame(columns=columns)
+    levels = [lv for lv in _ordered(board["level"], ()) if lv != "*"]
+    rows = []
+    for (responder, model), g in board.groupby(["responder", "model"], sort=False):
+        at = g[g["condition"] == condition].set_index("level")
+        base = g[g["condition"] == baseline].set_index("level")
+        if "*" not in at.index:
+            continue
+        row = {"responder": responder, "model": model, "all": at.loc["*", "chance_corrected"],
+               "n": int(at.loc["*", "n"])}
+        row.update({lv: at.loc[lv, "chance_corrected"] if lv in at.index else float("nan") for lv in levels})
+        row[baseline] = base.loc["*", "chance_corrected"] if "*" in base.index else float("nan")
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=["responder", "model", "all", "n", *levels, baseline])
+    return out.sort_values(["all", "responder", "model"], ascending=[False, True, True], kind="stable",
+                           na_position="last").reset_index(drop=True)
+
+
 def _leaderboard_section(doc: Document, table: pd.DataFrame) -> None:
     doc.heading(2, SECTION_LEADERBOARD)
     doc.notes(["Chance-corrected accuracy over all formats [95 % bootstrap interval, resampled by clip] per "

@@ -16,7 +16,7 @@ STRS, INTS, BOOLS = pa.list_(pa.large_string()), pa.list_(pa.int64()), pa.list_(
 
 RESPONDER = [
     _f("responder", STR, "offline responder or model family that answered"),
-    _f("model", STR, "model name (empty for offline responders)"),
+    _f("model", STR, "the model's name; offline for the offline reference responders"),
 ]
 
 PROVIDER = [

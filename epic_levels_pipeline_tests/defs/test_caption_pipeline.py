@@ -24,7 +24,7 @@ from .conftest import QUIET
 
 
 
-def metric(scores, responder, condition, name, model=""):
+def metric(scores, responder, condition, name, model="offline"):
     rows = scores[(scores["responder"] == responder) & (scores["condition"] == condition) & (scores["metric"] == name)
                   & (scores["dataset"] == "*") & (scores["matcher"] == "greedy") & (scores["model"] == model)]
     assert len(rows) == 1, (responder, condition, name)

@@ -55,7 +55,7 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
         config = project.root / "models.toml"
         config.write_text(f'[models.omni]\nprovider = "vllm"\nmodel = "{MODEL}"\nendpoint = "{server.base_url}"\n'
                           'audio = "in_video"\napi_key_env = "VLLM_API_KEY"\n')
-        argv = ["run", "--clips", *CLIPS, "--responders", "oracle", "--models", "omni", "--judge", "self"]
+        argv = ["run", "--clips", ",".join(CLIPS), "--responders", "oracle", "--models", "omni", "--judge", "self"]
         assert cli.main(argv) == 0
         printed = capsys.readouterr().out
         assert "omni: video: video_url (default for vllm)" in printed and "judging its own replies" in printed

@@ -58,7 +58,7 @@ def caption_references(context: dg.AssetExecutionContext, clip_annotations: dict
 
 @dg.asset(
     partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="captions",
-    kinds={"python", "gemini", "parquet"}, code_version="2", pool="model_calls", backfill_policy=CLIP_BACKFILL,
+    kinds={"python", "gemini", "parquet"}, code_version="3", pool="model_calls", backfill_policy=CLIP_BACKFILL,
     ins={"caption_references": clip_in(), "entity_catalogue": dg.AssetIn(), "clip_media": clip_in(),
          "clip_annotations": clip_in()},
     description="One structured caption per clip × condition × responder (silenced where the clip's annotation rows "
