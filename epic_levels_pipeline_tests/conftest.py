@@ -44,6 +44,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
 E2E_PATHS = {
     "test_first_start.py": "`epic-levels run` and the Dagster daemon as processes",
     "defs/test_ui_e2e.py": "`dagster dev` and headless Chromium",
+    "defs/test_report_browser.py": "headless Chromium on the report",
     "defs/test_cluster.py": "redis-server, PostgreSQL, Celery workers and the daemon",
     "defs/test_model_pipeline.py": "the whole graph against the local Gemini server",
     "defs/test_model_caching_batch.py": "the whole graph against the local Gemini server (caches, batch jobs)",

@@ -41,12 +41,13 @@ def timeline_png(alignments: pd.DataFrame, duration_s: float, title: str = "", p
                     [_LANES[("reference", r.unit)] - 0.35, _LANES[("response", r.unit)] + 0.35],
                     color="grey" if r.verdict == "agree" else "red", linewidth=0.8)
     ax.set_yticks([3, 2, 1, 0], ["reference events", "reference actions", "response actions", "response events"])
+    ax.tick_params(labelsize=11)
     ax.set_xlim(0, duration_s)
     ax.set_ylim(-0.6, 3.6)
     ax.axhline(1.5, color="black", linewidth=0.6)
-    ax.set_xlabel("seconds from the clip start (lines: matched pairs; red: labels do not agree)")
+    ax.set_xlabel("seconds from the clip start (lines: matched pairs; red: labels do not agree)", fontsize=11)
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=12)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")

@@ -29,6 +29,20 @@ CONDITION_ORDER = ("clip", "no_clip", "silenced")
 LIU_RANGE = (0.63, 0.86)
 FIGURE_DIR = "report_figures"
 DASH = "—"
+FEW = 10  # a value from fewer items than this is shown faded (a single item can make a cell look perfect)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A table cell of one value and its details (interval, n, …) on lines of their own; ``few``: from fewer than
+    :data:`FEW` items, shown faded."""
+
+    value: str
+    details: tuple[str, ...] = ()
+    few: bool = False
+
+    def __str__(self) -> str:
+        return " ".join([self.value, *self.details])
 
 
 @dataclass
@@ -70,6 +84,16 @@ def fmt_p(p) -> str:
     if _missing(p):
         return DASH
     return "<0.001" if float(p) < 0.001 else f"{float(p):.3f}"
+
+
+def interval_cell(value, low, high, n=None, extra: tuple[str, ...] = (), digits: int = 3) -> Cell | str:
+    """``value`` with ``[low, high]`` and ``n=…`` on lines of their own, faded when ``n`` < :data:`FEW`."""
+    if _missing(value):
+        return DASH if n is None or _missing(n) else f"{DASH} n={int(n)}"
+    details = [] if _missing(low) or _missing(high) else [f"[{fmt(low, digits)}, {fmt(high, digits)}]"]
+    if n is not None and not _missing(n):
+        details.append(f"n={int(n)}")
+    return Cell(fmt(value, digits), (*details, *extra), few=n is not None and not _missing(n) and int(n) < FEW)
 
 
 def fmt_interval(value, low, high, digits: int = 3) -> str:
@@ -130,9 +154,15 @@ h1 { border-bottom: 2px solid #444; padding-bottom: .2em; }
 h2 { border-bottom: 1px solid #bbb; margin-top: 2em; }
 .scroll { overflow-x: auto; margin: .6em 0 1.2em 0; }
 table { border-collapse: collapse; font-size: 0.85em; }
-th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: right; white-space: nowrap; }
-th { background: #f1f1f1; }
-td.text, th.text { text-align: left; }
+th, td { border: 1px solid #ccc; padding: 3px 6px; text-align: right; vertical-align: top; }
+td { white-space: nowrap; }
+th { background: #f1f1f1; white-space: normal; }
+td.text, th.text { text-align: left; white-space: normal; }
+td .v { font-weight: 600; }
+td .d { display: block; font-size: .8em; color: #555; }
+td.few { opacity: .45; }
+td.few .v::after { content: " *"; }
+p.lead { font-size: 1.1em; }
 p.note, ul.note { color: #444; font-size: 0.92em; }
 p.empty { color: #a33; font-style: italic; }
 img { max-width: 100%; border: 1px solid #ddd; margin: .4em 0 1em 0; }
@@ -172,7 +202,8 @@ class Document:
         cols = [str(c) for c in frame.columns]
 
         def md_cell(v) -> str:
-            return str(v).replace("|", "\\|").replace("\n", " ")
+            text = str(v).replace("|", "\\|").replace("\n", " ")
+            return f"*{text}* (n < {FEW})" if isinstance(v, Cell) and v.few else text
 
         lines = ["| " + " | ".join(md_cell(c) for c in cols) + " |",
                  "|" + "|".join(":---" if i < text_columns else "---:" for i in range(len(cols))) + "|"]
@@ -183,9 +214,16 @@ class Document:
         def cls(i: int) -> str:
             return ' class="text"' if i < text_columns else ""
 
+        def td(i: int, v) -> str:
+            if not isinstance(v, Cell):
+                return f"<td{cls(i)}>{html.escape(str(v))}</td>"
+            few = f' class="few" title="from fewer than {FEW} items"' if v.few else ""
+            details = "".join(f'<span class="d">{html.escape(d)}</span>' for d in v.details)
+            return f'<td{few}><span class="v">{html.escape(v.value)}</span>{details}</td>'
+
         head = "".join(f"<th{cls(i)}>{html.escape(c)}</th>" for i, c in enumerate(cols))
-        body = "".join("<tr>" + "".join(f"<td{cls(i)}>{html.escape(str(v))}</td>" for i, v in enumerate(row))
-                       + "</tr>" for row in frame.itertuples(index=False))
+        body = "".join("<tr>" + "".join(td(i, v) for i, v in enumerate(row)) + "</tr>"
+                       for row in frame.itertuples(index=False))
         self.html.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>')
 
     def image(self, name: str, png: bytes, alt: str) -> None:

@@ -43,7 +43,7 @@ from pathlib import Path
 from ..settings import Paths
 from .audit_sections import (CAPTION_SAMPLE_RESPONDER, COUNT_KINDS, _caption_section, _counts_section,
                              _judge_audit_section, _over_marking_section, _shortcut_section, verdict_counts)
-from .document import (CONDITION_ORDER, DASH, FIGURE_DIR, FORMAT_ORDER, LIU_RANGE, SECTION_CAPTIONS, SECTION_COUNTS,
+from .document import (CONDITION_ORDER, DASH, FEW, FIGURE_DIR, FORMAT_ORDER, LIU_RANGE, SECTION_CAPTIONS, SECTION_COUNTS,
                        SECTION_HOW_TO_READ, SECTION_JUDGE_AUDIT, SECTION_LEADERBOARD, SECTION_MAIN,
                        SECTION_OVER_MARKING, SECTION_PAIRED, SECTION_PLOTS, SECTION_SHORTCUT, SECTIONS, Document,
                        Report, _frame, fmt, fmt_interval, fmt_p, fmt_pct)
@@ -64,11 +64,7 @@ def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, ju
     table = main_table(scores)
     doc = Document()
     doc.heading(1, title)
-    sizes = [f"scores {len(scores)}", f"paired_comparisons {len(paired)}", f"over_marking {len(over_marking)}",
-             f"shortcut_audit {len(shortcut_audit)}",
-             f"verdicts {len(verdicts_frame)}" if verdicts is not None else "verdicts not given",
-             f"judge_audit {len(_frame(judge_audit))}" if judge_audit is not None else "judge audit not given"]
-    doc.para("Rows per table: " + ", ".join(sizes) + ".", "note")
+    doc.para(summary_line(scores, table), "lead")
     if not any(len(x) for x in (scores, paired, over_marking, shortcut_audit, verdicts_frame)):
         doc.empty("Every table is empty or missing: run the pipeline first (no results to report).")
 
@@ -83,8 +79,10 @@ def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, ju
         "Undecided rows (open replies the rules could not map to one candidate, with no judge verdict) are excluded "
         "from `accuracy` and counted as wrong in `accuracy_strict`. Unparsed replies are wrong; skipped and error "
         "rows are excluded and counted.",
-        "Conditions: `clip` (video with sound), `no_clip` (text only), `silenced` (video, sound removed; "
-        "EPIC-SOUNDS clips only). Conditions are never pooled.",
+        "Conditions: `clip` (video with sound), `no_clip` (text only), `silenced` (video, sound removed; asked "
+        "where the clip's audio is annotated). Conditions are never pooled.",
+        f"Values from fewer than {FEW} items are faded and starred in the tables and faded and hatched in the "
+        "figures: their intervals are wide, and one item can make a cell look perfect.",
     ])
     _main_section(doc, table, scores)
     _plots_section(doc, table)
@@ -94,8 +92,29 @@ def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, ju
     _counts_section(doc, verdicts_frame, scores)
     _judge_audit_section(doc, judge_audit)
     _caption_section(doc, caption_scores, caption_alignments)
+    sizes = [f"scores {len(scores):,}", f"paired_comparisons {len(paired):,}", f"over_marking {len(over_marking):,}",
+             f"shortcut_audit {len(shortcut_audit):,}",
+             f"verdicts {len(verdicts_frame):,}" if verdicts is not None else "verdicts (not read)",
+             f"judge_audit {len(_frame(judge_audit)):,}" if judge_audit is not None else "judge_audit (not read)"]
+    doc.para("Made from the warehouse tables (rows): " + ", ".join(sizes) + ".", "note")
     markdown, page = doc.render(title)
     return Report(markdown=markdown, html=page, main_table=table, figures=doc.figures)
+
+
+def summary_line(scores, table) -> str:
+    """The report's first line: who was scored, on how many items of how many clips, and how to read a value."""
+    board = table[(table["condition"] == "clip") & (table["level"] == "*") & (table["format"] == "*")] \
+        if len(table) else table
+    if not len(board):
+        return "No scores yet: run `epic-levels run` to make them."
+    names = [f"{r.responder}" if r.model in ("", "offline") else f"{r.model} ({r.responder})"
+             for r in board.drop_duplicates(["responder", "model"]).itertuples(index=False)]
+    datasets = sorted(set(scores.get("dataset", [])) - {"*"}) if len(scores) else []
+    clips = int(board["n_clips"].max()) if "n_clips" in board and board["n_clips"].notna().any() else None
+    where = f" of {clips:,} clips" if clips else ""
+    return (f"How well {len(names)} responders answer questions about kitchen video clips: {', '.join(names)}, on up "
+            f"to {int(board['n'].max()):,} items{where} ({', '.join(datasets)}). Each value is a chance-corrected "
+            "accuracy: 0 is guessing, 1 is perfect, with its 95 % interval and its number of items n.")
 
 
 def _write_text(path: Path, text: str) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .document import (CONDITION_ORDER, DASH, FORMAT_ORDER, SECTION_LEADERBOARD, SECTION_MAIN, SECTION_PAIRED,
+from .document import (CONDITION_ORDER, DASH, FEW, FORMAT_ORDER, SECTION_LEADERBOARD, SECTION_MAIN, SECTION_PAIRED,
                        SECTION_PLOTS, Document, _format_name, _frame, _has, _label, _level_name, _missing, _ordered,
-                       _pool, _slug, fmt, fmt_interval, fmt_p)
+                       _pool, _slug, fmt, fmt_p, interval_cell)
 from .plots import bar_panels, grouped_bars
 
 
@@ -38,27 +38,31 @@ def main_table(scores: pd.DataFrame | None) -> pd.DataFrame:
     return out.drop(columns=["_c", "_l", "_f"]).reset_index(drop=True)
 
 
-def _cell(row) -> str:
+def _cell(row):
+    """A score cell: the chance-corrected value, its interval and n below it, and the strict value where open
+    replies stayed undecided; faded below :data:`.document.FEW` items."""
     n = 0 if _missing(row["n"]) else int(row["n"])
-    text = f"{DASH} n=0" if n == 0 else \
-        f"{fmt_interval(row['chance_corrected'], row['ci_low'], row['ci_high'])} n={n}"
+    if n == 0:
+        return f"{DASH} n=0"
+    extra = ()
     undecided = row.get("n_undecided")
     if not _missing(undecided) and int(undecided) > 0:
         strict = row.get("chance_corrected_strict")
-        text += f"; strict {fmt(strict)} ({int(undecided)} undecided)" if not _missing(strict) else \
-            f"; {int(undecided)} undecided"
-    return text
+        extra = (f"strict {fmt(strict)}, {int(undecided)} undecided",) if not _missing(strict) else \
+            (f"{int(undecided)} undecided",)
+    return interval_cell(row["chance_corrected"], row["ci_low"], row["ci_high"], n, extra)
 
 
 def _main_section(doc: Document, table: pd.DataFrame, scores: pd.DataFrame) -> None:
     doc.heading(2, SECTION_MAIN)
     doc.notes([
-        "Each cell: chance-corrected accuracy `(acc − chance)/(1 − chance)` [95 % bootstrap interval, resampled "
-        "by clip] and n (decided verdicts). 0 = chance, 1 = perfect, below 0 = worse than chance.",
+        "Each cell: chance-corrected accuracy `(acc − chance)/(1 − chance)`, below it its 95 % bootstrap interval "
+        "(resampled by clip) and n (decided verdicts). 0 = chance, 1 = perfect, below 0 = worse than chance. "
+        f"Cells of fewer than {FEW} items are faded and starred.",
         "Rows are condition × level; `all levels` / `all formats` pool every level / format. Datasets and "
         "subtypes are pooled.",
-        "`strict` (shown where a group has undecided rows): undecided open replies counted as wrong — a lower "
-        "bound; the first value leaves them out, which favours guessers.",
+        "`strict` (where a group has undecided rows): undecided open replies counted as wrong, a lower bound; the "
+        "first value leaves them out, which favours guessers.",
     ])
     if not len(table):
         doc.empty("The scores table is empty or missing: there is no main table.")
@@ -122,11 +126,11 @@ def compact_leaderboard(scores: pd.DataFrame | None, condition: str = "clip", ba
 
 def _leaderboard_section(doc: Document, table: pd.DataFrame) -> None:
     doc.heading(2, SECTION_LEADERBOARD)
-    doc.notes(["Chance-corrected accuracy over all formats [95 % bootstrap interval, resampled by clip] per "
-               "responder/model (models as `provider / model`, and the offline references `oracle`, `chance`, "
-               "`presence`, `blind`) × level, under each condition; n = decided verdicts.",
-               "The figure shows the same values, one panel per condition; whiskers are the intervals. Per-format "
-               "detail follows in the main table."])
+    doc.notes(["Chance-corrected accuracy over all formats, its 95 % bootstrap interval (resampled by clip) and n "
+               "(decided verdicts), per responder / model (the models by their name, the offline references "
+               "`oracle`, `chance`, `presence`, `blind` as `offline`) × level, under each condition.",
+               "The figure shows the same values, one panel per condition; whiskers are the intervals; bars of "
+               f"fewer than {FEW} items are faded. Per-format detail follows in the main table."])
     board = leaderboard_table(table)
     if not len(board):
         doc.empty("No scores pooled over formats: no leaderboard.")
@@ -134,22 +138,31 @@ def _leaderboard_section(doc: Document, table: pd.DataFrame) -> None:
     labels = {key: _label(*key) for key in board[["responder", "model"]].drop_duplicates().itertuples(index=False)}
     levels = _ordered(board["level"], ())
     conditions = _ordered(board["condition"], CONDITION_ORDER)
-    rows = []
-    for (responder, model), g in board.groupby(["responder", "model"], sort=False):
-        for condition in conditions:
-            gc = g[g["condition"] == condition].set_index("level")
-            if not len(gc):
-                continue
-            cells = {"responder / model": labels[(responder, model)], "condition": condition}
-            for level in levels:
-                cells[_level_name(level)] = _cell(gc.loc[level]) if level in gc.index else DASH
-            rows.append(cells)
-    doc.table(pd.DataFrame(rows), text_columns=2)
+    # best first by the clip condition's all-levels value; the clip condition first, then the others
+    order = board[(board["condition"] == CONDITION_ORDER[0]) & (board["level"] == "*")] \
+        .sort_values("chance_corrected", ascending=False, kind="stable")
+    ranked = list(dict.fromkeys([*zip(order["responder"], order["model"]), *labels]))
+    for title, chosen in ((f"Under `{CONDITION_ORDER[0]}`, best first", conditions[:1]),
+                          ("Without the clip, and with its sound silenced", conditions[1:])):
+        rows = []
+        for responder, model in ranked:
+            g = board[(board["responder"] == responder) & (board["model"] == model)]
+            for condition in chosen:
+                gc = g[g["condition"] == condition].set_index("level")
+                if not len(gc):
+                    continue
+                cells = {"responder / model": labels[(responder, model)], "condition": condition}
+                for level in levels:
+                    cells[_level_name(level)] = _cell(gc.loc[level]) if level in gc.index else DASH
+                rows.append(cells)
+        if rows:
+            doc.para(title + ":")
+            doc.table(pd.DataFrame(rows), text_columns=2)
     series = list(labels.values())
     panels = []
     for condition in conditions:
         gc = board[board["condition"] == condition]
-        values = {(_level_name(r.level), labels[(r.responder, r.model)]): (r.chance_corrected, r.ci_low, r.ci_high)
+        values = {(_level_name(r.level), labels[(r.responder, r.model)]): (r.chance_corrected, r.ci_low, r.ci_high, r.n)
                   for r in gc.itertuples(index=False)}
         panels.append((condition, values))
     png = bar_panels(panels, [_level_name(lv) for lv in levels], series, "chance-corrected accuracy")
@@ -175,7 +188,7 @@ def _plots_section(doc: Document, table: pd.DataFrame) -> None:
         if len(clip):
             levels = _ordered(clip["level"], ())
             formats = _ordered(clip["format"], FORMAT_ORDER)
-            values = {(_level_name(r.level), r.format): (r.chance_corrected, r.ci_low, r.ci_high)
+            values = {(_level_name(r.level), r.format): (r.chance_corrected, r.ci_low, r.ci_high, r.n)
                       for r in clip.itertuples(index=False)}
             png = grouped_bars([_level_name(lv) for lv in levels], formats, values,
                                f"(a) {label}: chance-corrected accuracy under clip", "chance-corrected accuracy")
@@ -186,7 +199,7 @@ def _plots_section(doc: Document, table: pd.DataFrame) -> None:
         if len(pooled):
             formats = _ordered(pooled["format"], FORMAT_ORDER)
             conditions = _ordered(pooled["condition"], CONDITION_ORDER)
-            values = {(_format_name(r.format), r.condition): (r.chance_corrected, r.ci_low, r.ci_high)
+            values = {(_format_name(r.format), r.condition): (r.chance_corrected, r.ci_low, r.ci_high, r.n)
                       for r in pooled.itertuples(index=False)}
             png = grouped_bars([_format_name(f) for f in formats], conditions, values,
                                f"(b) {label}: clip vs no_clip vs silenced (all levels)", "chance-corrected accuracy")
@@ -209,7 +222,7 @@ def _pair_rows(frame: pd.DataFrame, with_condition: bool) -> pd.DataFrame:
             "A vs B": f"{r.a} vs {r.b}", "pairs": fmt(r.n_pairs), "both right": fmt(r.both),
             "only A": fmt(r.only_a), "only B": fmt(r.only_b), "neither": fmt(r.neither),
             "acc A": fmt(r.accuracy_a), "acc B": fmt(r.accuracy_b),
-            "diff A−B [95 %]": fmt_interval(r.diff, r.diff_ci_low, r.diff_ci_high),
+            "diff A−B [95 %]": interval_cell(r.diff, r.diff_ci_low, r.diff_ci_high),
             "McNemar p (clip-clustered)": fmt_p(r.mcnemar_p),
         })
         rows.append(row)

@@ -98,3 +98,31 @@ def graph_copy(graph_template, tmp_path, monkeypatch):
         refresh_views(paths.warehouse, TableStore(paths.assets))
     with dg.instance_for_test(temp_dir=str(home)) as instance:
         yield GraphRun(paths, instance, graph_template.report)
+
+
+# Headless Chromium as the browser tests drive it (Debian's chromium and chromedriver; nothing is downloaded): only
+# 127.0.0.1 is reachable from a page, every other host name fails to resolve.
+CHROME_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
+
+
+def start_chromium(profile: Path, width: int, height: int, timeout_s: float = 60):
+    """A headless Chromium driver with a window of ``width`` × ``height`` and its own profile folder; skips, saying
+    why, when there is no ``chromium`` on PATH."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("no Chromium binary on PATH (`chromium`); install Debian's chromium and chromium-driver")
+    chromedriver = shutil.which("chromedriver")
+    assert chromedriver, "chromium is installed but chromedriver is not on PATH (Debian package chromium-driver)"
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in CHROME_FLAGS + [f"--window-size={width},{height}", f"--user-data-dir={profile}"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
+    driver.set_window_size(width, height)
+    driver.set_page_load_timeout(timeout_s)
+    return driver

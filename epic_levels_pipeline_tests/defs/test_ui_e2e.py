@@ -31,9 +31,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -42,6 +40,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 from epic_levels_pipeline.orchestration.local import project_instance
 from epic_levels_pipeline.settings import Paths
 
+from .conftest import start_chromium
+
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIP = "epic_sounds__P09_08__45-75"
@@ -49,11 +49,6 @@ REPO = {"repositoryLocationName": "epic_levels_pipeline", "repositoryName": "__r
 TABLES = ["sounds", "narrations", "activities", "recipe_steps", "object_tracks", "vocabulary", "videos", "entity_catalogue"]
 PER_CLIP = ["clip_annotations", "questions", "distractor_pools"]
 SENSORS = ["annotation_change_sensor", "epic_levels_automation"]
-CHROME_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--window-size=1600,1300",
-                # only 127.0.0.1 is reachable from the page: every other host name fails to resolve
-                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
 SERVER_TIMEOUT = 120
 RUN_TIMEOUT = 180
 UI_TIMEOUT = 60
@@ -256,17 +251,7 @@ def server(tmp_path):
 
 @pytest.fixture
 def browser(tmp_path):
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("no Chromium binary on PATH (`chromium`); install Debian's chromium and chromium-driver")
-    chromedriver = shutil.which("chromedriver")
-    assert chromedriver, "chromium is installed but chromedriver is not on PATH (Debian package chromium-driver)"
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in CHROME_FLAGS + [f"--user-data-dir={tmp_path / 'chromium-profile'}"]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
-    driver.set_page_load_timeout(UI_TIMEOUT)
+    driver = start_chromium(tmp_path / "chromium-profile", 1600, 1300, UI_TIMEOUT)
     try:
         yield driver
     finally:

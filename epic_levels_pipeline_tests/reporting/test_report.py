@@ -101,10 +101,12 @@ def test_report_from_synthetic_tables(tmp_path, tables):
     for r in table.sample(12, random_state=0).itertuples():
         if r.n:
             cell = f"{fmt_interval(r.chance_corrected, r.ci_low, r.ci_high)} n={r.n}"
-            assert cell in page and cell in md
+            assert cell in md  # one line in Markdown; in HTML the interval and n on lines of their own
+            assert (f'<span class="v">{r.chance_corrected:.3f}</span><span class="d">[{r.ci_low:.3f}, '
+                    f'{r.ci_high:.3f}]</span><span class="d">n={r.n}</span>') in page
     clip_all = top[(top["responder"] == "alpha") & (top["condition"] == "clip")].iloc[0]
     assert f"{clip_all['chance_corrected']:.3f}" in page and clip_all["n_undecided"] > 0
-    assert f"strict {clip_all['chance_corrected_strict']:.3f} ({clip_all['n_undecided']} undecided)" in md
+    assert f"strict {clip_all['chance_corrected_strict']:.3f}, {clip_all['n_undecided']} undecided" in md
     assert "### alpha / m1" in md and "### beta / m1" in md  # one main table per responder/model
 
     # paired comparisons, over-marking, counts, judge audit
