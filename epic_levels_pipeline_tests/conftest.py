@@ -45,6 +45,8 @@ E2E_PATHS = {
     "test_first_start.py": "`epic-levels run` and the Dagster daemon as processes",
     "defs/test_ui_e2e.py": "`dagster dev` and headless Chromium",
     "defs/test_report_browser.py": "headless Chromium on the report",
+    "sharing/test_inspect.py::test_the_documented_inspect_command_runs_the_clip_condition":
+        "`inspect eval` as a process against the local Gemini server",
     "defs/test_cluster.py": "redis-server, PostgreSQL, Celery workers and the daemon",
     "defs/test_model_pipeline.py": "the whole graph against the local Gemini server",
     "defs/test_model_caching_batch.py": "the whole graph against the local Gemini server (caches, batch jobs)",

@@ -68,3 +68,45 @@ def test_run_written_as_inspect_logs(exported, offline_bank, tmp_path, monkeypat
                 assert s.scores["epic_levels_rules"].value == ("C" if row["correct"] else "I")
     for clip in clips:
         store.path("verdicts", clip).unlink()
+
+
+def test_the_documented_inspect_command_runs_the_clip_condition(exported, tmp_path, monkeypatch, capsys):
+    """The command of docs/sharing.md, as written, with only what this machine needs added: the local server that
+    speaks Gemini's API (``--model-base-url``), a folder of cut windows, a log folder and a few samples. Inspect's
+    ``google`` provider uploads the window and asks about it; the log is imported back and scored."""
+    import os
+    import re
+    import shlex
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from epic_levels_pipeline.responses.media import make_test_video
+
+    from ..fakes.gemini_server import GeminiTestServer
+
+    paths, out = exported
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "sharing.md").read_text(encoding="utf-8")
+    block = re.search(r"```bash\n(GOOGLE_API_KEY=… inspect eval .*?)\n(epic-levels import-replies .*?)\n```", docs)
+    assert block, "docs/sharing.md no longer shows the Inspect command this test runs"
+    command = shlex.split(block.group(1).replace("GOOGLE_API_KEY=… ", "").replace("DIR", str(out)))
+    clip = load_export(out)["clip_id"].iloc[0]
+    media = tmp_path / "clips"
+    make_test_video(media / f"{clip}.mp4", 3.0)
+    inspect = str(Path(sys.executable).parent / "inspect")
+    with GeminiTestServer(reply_fn=lambda body: "Answer: A", processing_polls=0) as server:
+        env = {**os.environ, "GOOGLE_API_KEY": "test-key", "XDG_DATA_HOME": str(tmp_path / "data-home")}
+        done = subprocess.run([inspect, *command[1:], "--model-base-url", server.base_url, "-T", f"media={media}",
+                               "-T", "formats=multiple_choice", "--limit", "3", "--log-dir", str(tmp_path / "logs"),
+                               "--display", "none"], env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        assert server.uploads == 1 and server.generate_ok == 3  # the window uploaded once, asked about three times
+        sent = server.generate_requests[0]
+    assert any("fileData" in part for content in sent["contents"] for part in content["parts"])
+    [log] = sorted((tmp_path / "logs").glob("*.eval"))
+    assert read_eval_log(str(log)).eval.task_args["condition"] == "clip"
+    monkeypatch.setenv("EPIC_LEVELS_HOME", str(paths.root))
+    importing = shlex.split(block.group(2).replace("logs/LOG.eval", str(log)))
+    assert main(importing[1:]) == 0
+    assert "imported 3 replies as external/gemini-2.5-flash" in capsys.readouterr().out
+    (paths.data / "replies" / "gemini-2.5-flash.parquet").unlink()
