@@ -24,6 +24,8 @@ a list of requests through such a call and guarantees:
   (a server's Retry-After) the wait is at least that long, even beyond ``max_delay`` — the server's
   word wins. The wait applies to that request only; other requests keep their pace (the limiter is
   the global brake).
+* **Inputs prepared ahead.** A provider that has ``expect(requests)`` is told the requests about to be sent, in
+  order, before the first goes out (e.g. to prepare the next clip's media while this one's are sent).
 * **A form the server rejects stops.** A provider that has ``rejections`` (:class:`Rejections`) records each
   HTTP rejection and each acceptance by request form; once a form it never accepted is rejected
   :data:`STOP_AFTER` times in a row with the same status and message, that form is stopped: its remaining
@@ -363,6 +365,9 @@ async def run_calls(
             except Exception:  # noqa: BLE001 - progress display must not break the run
                 pass
 
+    expect = getattr(call, "expect", None)
+    if pending and callable(expect):
+        expect(pending)
     if pending:
         await asyncio.gather(*(one(r) for r in pending))
 

@@ -21,7 +21,8 @@ given and ``strict_models``) gets 404, as vLLM answers.
 
 Keys: when ``api_key`` is set, a request without ``Authorization: Bearer <api_key>`` gets 401. The
 key itself is never kept: :attr:`requests` records every request's method, path, headers *without*
-``authorization`` and its JSON body; :meth:`received_key` tells a test whether a key arrived (it
+``authorization`` and its JSON body (``record=False``: none, for a benchmark's many large bodies);
+:meth:`received_key` tells a test whether a key arrived (it
 compares sha256 digests of the bearer tokens seen).
 
 Audio, as a server may treat it: by default an ``input_audio`` part counts :data:`PART_TOKENS` and a
@@ -194,6 +195,7 @@ class OpenAITestServer(LocalServer):
         reject_audio: bool = False,
         string_content_only: bool = False,
         response_formats: tuple[str, ...] | None = None,
+        record: bool = True,
     ):
         if malformed not in ("no_choices", "not_json"):
             raise ValueError(f"malformed must be no_choices or not_json, not {malformed!r}")
@@ -221,6 +223,7 @@ class OpenAITestServer(LocalServer):
         self.reject_audio = reject_audio
         self.string_content_only = string_content_only
         self.response_formats = response_formats
+        self.record = record
         self.in_flight = 0
         self.max_in_flight = 0
 
@@ -254,8 +257,9 @@ class OpenAITestServer(LocalServer):
         with self._lock:
             if token:
                 self._tokens_seen.add(hashlib.sha256(token.encode()).hexdigest())
-            self.requests.append({"method": method, "path": path, "body": body, "headers": {
-                k.lower(): v for k, v in h.headers.items() if k.lower() != "authorization"}})
+            if self.record:
+                self.requests.append({"method": method, "path": path, "body": body, "headers": {
+                    k.lower(): v for k, v in h.headers.items() if k.lower() != "authorization"}})
         if self._key_digest is not None and \
                 hashlib.sha256(token.encode()).hexdigest() != self._key_digest:
             with self._lock:

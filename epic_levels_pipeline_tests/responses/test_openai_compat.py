@@ -278,6 +278,32 @@ def test_clip_without_audio_track_says_so_in_the_route(clips):
     assert res.route == "video=video_url;audio=none(no audio track)"
 
 
+def test_a_windows_media_is_encoded_once_for_its_items_and_the_next_window_ahead(clips, monkeypatch):
+    with OpenAITestServer() as server:
+        caller = caller_for(server)
+        prepared: list[tuple[str, int]] = []  # (file, requests the server had received by then)
+        prepare = caller._media.prepare
+
+        def counting(request, r):
+            prepared.append((Path(request.media_path).name, len(server.chat_bodies())))
+            return prepare(request, r)
+
+        monkeypatch.setattr(caller._media, "prepare", counting)
+        requests = [request_for(caller, f"[{c}] q{i}", c, clips[c]) for c in ("clip", "silenced") for i in range(12)]
+        results, _ = run_calls_sync(requests, caller, None, concurrency=4, **FAST)
+        bodies = server.chat_bodies()
+    assert all(r.status == "ok" for r in results)
+    assert sorted(name for name, _ in prepared) == sorted([clips["clip"].name, clips["silenced"].name])  # once each
+    (received,) = [n for name, n in prepared if name == clips["silenced"].name]
+    assert received < 12  # the silenced copy was prepared while the clip's items were being sent
+    by_file = {}
+    for body in bodies:  # every item of a window carries the same media parts, as a list before its prompt
+        parts = body["messages"][-1]["content"]
+        by_file.setdefault(prompt_text(body).split("]")[0], set()).add(json.dumps(parts[:-1]))
+        assert parts[-1] == {"type": "text", "text": prompt_text(body)}
+    assert {k: len(v) for k, v in by_file.items()} == {"[clip": 1, "[silenced": 1}
+
+
 def test_missing_media_and_bad_offsets_are_error_rows(clips, tmp_path):
     with OpenAITestServer() as server:
         caller = caller_for(server)

@@ -38,8 +38,9 @@ list of parts). The window is the request's
 is returned in :attr:`CallResult.route`, e.g. ``"video=frames(30@1fps);audio=input_audio"``
 or ``"text"``; :meth:`OpenAICompatCaller.route_for` gives the same string without calling (for
 rows served from the cache). The media parts are :mod:`.openai_media`'s (memoised per file, window
-and route parameters, so the items of one clip share one ffmpeg run); structured output and error
-bodies are :mod:`.openai_wire`'s.
+and route parameters, so the items of one clip share one ffmpeg run, and serialised once: the body goes out
+through the SDK's ``post(..., content=...)`` with the media's JSON spliced in, :func:`.openai_wire.chat_body`);
+structured output and error bodies are :mod:`.openai_wire`'s.
 
 Decisions and edge cases:
 
@@ -88,14 +89,15 @@ from typing import TYPE_CHECKING
 
 import openai
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletion
 
 from ..cache import CallCache
 from ..calls import CallRequest, CallResult, Rejections, RetryableError
 from ..media import MediaError, media_window, probe
 from .base import OPENAI_COMPATIBLE, ProviderIdentity, identify, resolve_api_key, with_identity
 from .openai_media import MediaParts, server_fps
-from .openai_wire import (STRUCTURED_OUTPUT, json_in_text, json_schema_of, response_format_of,
-                          retry_after_seconds, schema_instruction, short_message, status_message)
+from .openai_wire import (MEDIA_SLOT, STRUCTURED_OUTPUT, chat_body, json_in_text, json_schema_of,
+                          response_format_of, retry_after_seconds, schema_instruction, short_message, status_message)
 from .structured import JudgeCalls, check_json_reply
 
 if TYPE_CHECKING:
@@ -228,6 +230,8 @@ class OpenAICompatCaller(JudgeCalls):
             weakref.WeakKeyDictionary())
         self._media = MediaParts(self.settings.work_dir, self.settings.media_memo_entries)
         self.name = name or identity.name
+        self._ahead: dict[tuple, CallRequest] = {}  # a media window -> the request of the next window to prepare
+        self._preparing: set[asyncio.Task] = set()
         self.rejections = Rejections(identity.cache_identity(), self.request_form, self.rejection_advice)
 
     @classmethod
@@ -321,6 +325,38 @@ class OpenAICompatCaller(JudgeCalls):
         else:
             bits.append(f"audio={audio}")
         return ";".join(bits)
+
+    # -- media prepared ahead ---------------------------------------------------------------------
+
+    def _window(self, request: CallRequest) -> tuple | None:
+        if not request.media_path or request.condition == "no_clip":
+            return None
+        return (request.media_path, request.start_offset_s, request.end_offset_s,
+                json.dumps(self.route_settings(request.settings), sort_keys=True))
+
+    def expect(self, requests) -> None:
+        """The requests :func:`.calls.run_calls` is about to send, in order: while the items of one media window
+        are sent, the next window's media is cut and encoded (one window ahead, so the memo keeps both)."""
+        windows = list(dict.fromkeys(w for w in map(self._window, requests) if w is not None))
+        first = {}
+        for request in requests:
+            first.setdefault(self._window(request), request)
+        self._ahead = {w: first[nxt] for w, nxt in zip(windows, windows[1:])}
+
+    def _prepare_next(self, request: CallRequest) -> None:
+        nxt = self._ahead.pop(self._window(request), None) if self._ahead else None
+        if nxt is None:
+            return
+
+        def encode() -> None:
+            try:
+                self._media.encoded(nxt, self.route_settings(nxt.settings))
+            except (MediaError, OSError):
+                pass  # its own request reports it
+
+        task = asyncio.get_running_loop().create_task(asyncio.to_thread(encode))
+        self._preparing.add(task)
+        task.add_done_callback(self._preparing.discard)
 
     # -- rejected forms ---------------------------------------------------------------------------
 
@@ -426,14 +462,16 @@ class OpenAICompatCaller(JudgeCalls):
         start, end = request.start_offset_s, request.end_offset_s
         text_only = not request.media_path or request.condition == "no_clip"
         route = "text"
-        parts: list[dict] = []
+        media = b""
         extra: dict = {}
         if not text_only:
             if (start is not None and start < 0) or (end is not None and end < 0) or (
                     start is not None and end is not None and end <= start):
                 return self._fail(request, f"invalid offsets start={start} end={end}")
             try:
-                parts, extra, route = await asyncio.to_thread(self._media.prepare, request, r)
+                self._prepare_next(request)
+                media, extra, route = (self._media.encoded_if_ready(request, r)
+                                       or await asyncio.to_thread(self._media.encoded, request, r))
             except (MediaError, OSError) as exc:
                 return self._fail(request, f"media: {exc}", route=self.route_for(request))
         form = str(o.get("structured_output", s.structured_output))
@@ -445,22 +483,25 @@ class OpenAICompatCaller(JudgeCalls):
         messages: list[dict] = []
         if o.get("system_instruction"):
             messages.append({"role": "system", "content": str(o["system_instruction"])})
-        messages.append({"role": "user", "content": [*parts, {"type": "text", "text": prompt}] if parts else prompt})
-        kwargs: dict = {"model": self._model(request), "messages": messages,
-                        "temperature": o.get("temperature", s.temperature),
-                        s.max_tokens_field: o.get("max_output_tokens", s.max_output_tokens)}
+        messages.append({"role": "user", "content": [MEDIA_SLOT, {"type": "text", "text": prompt}] if media else prompt})
+        body: dict = {"model": self._model(request), "messages": messages,
+                      "temperature": o.get("temperature", s.temperature),
+                      s.max_tokens_field: o.get("max_output_tokens", s.max_output_tokens)}
         seed = o.get("seed", s.seed)
         if seed is not None:
-            kwargs["seed"] = seed
+            body["seed"] = seed
         if response_format is not None:
-            kwargs["response_format"] = response_format
-        extra = merge_extra_body(o.get("extra_body", s.extra_body), extra)
-        if extra:
-            kwargs["extra_body"] = extra
+            body["response_format"] = response_format
+        body.update(merge_extra_body(o.get("extra_body", s.extra_body), extra))  # on top, as the SDK's extra_body
+
+        try:
+            data = chat_body(body, media)
+        except (TypeError, ValueError) as exc:  # a setting that is no JSON value (NaN, a date)
+            return self._fail(request, f"request body: {exc}", route=route)
 
         started = time.monotonic()
         try:
-            response = await self._client().chat.completions.create(**kwargs)
+            response = await self._client().post("/chat/completions", cast_to=ChatCompletion, content=data)
         except openai.APIStatusError as exc:
             code = int(exc.status_code)
             said = self._scrub(short_message(status_message(exc), 1000))

@@ -5,12 +5,15 @@ the route string the request goes out with (see :mod:`.openai_compat` for the ro
 is :mod:`..media`'s (:func:`~..media.cut_clip`, :func:`~..media.sample_frames`,
 :func:`~..media.extract_wav`); what is prepared for a window (base64 video, frames, wav) is memoised
 per file, window and route parameters (bounded LRU), so the items of one clip share one ffmpeg run, and
-concurrent requests for the same window wait for the first. Blocking: call it in a worker thread.
+concurrent requests for the same window wait for the first; so are the parts as the JSON a request body carries
+(:meth:`MediaParts.encoded`), so a clip × condition's media is encoded once, not once per item. Blocking (but
+:meth:`MediaParts.encoded_if_ready`): call it in a worker thread.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import os
 import tempfile
 import threading
@@ -60,6 +63,40 @@ class MediaParts:
                     self._memo.popitem(last=False)
                 self._key_locks.pop(key, None)
             return value
+
+    def _encoded_key(self, request: CallRequest, r: dict) -> tuple:
+        path = request.media_path
+        assert path is not None
+        st = os.stat(path)
+        return ("encoded", tuple(sorted(r.items())), os.path.abspath(path), st.st_size, st.st_mtime_ns,
+                request.start_offset_s, request.end_offset_s)
+
+    def encoded(self, request: CallRequest, r: dict) -> tuple[bytes, dict, str]:
+        """(the media parts as JSON array items, comma-separated, UTF-8; extra_body; route), memoised: what
+        :meth:`prepare` gives, serialised once per file, window and route for every request that sends it."""
+        path = request.media_path
+        if not path or not os.path.isfile(path):
+            raise MediaError(f"media file not found: {path}")
+
+        def encode():
+            parts, extra, route = self.prepare(request, r)
+            return (",".join(json.dumps(p, ensure_ascii=False, separators=(",", ":")) for p in parts).encode(),
+                    extra, route)
+
+        return self.memoised(self._encoded_key(request, r), encode)
+
+    def encoded_if_ready(self, request: CallRequest, r: dict) -> tuple[bytes, dict, str] | None:
+        """:meth:`encoded`'s value when it is memoised already (None otherwise, or when the file is gone): a
+        lookup that does not block, for the event loop."""
+        try:
+            key = self._encoded_key(request, r)
+        except (OSError, AssertionError):
+            return None
+        with self._memo_lock:
+            if key in self._memo:
+                self._memo.move_to_end(key)
+                return self._memo[key]
+        return None
 
     def window_file(self, path: str, start: float | None, end: float | None) -> str:
         """``path`` itself when the whole file is asked for, else the window cut to ``work_dir``."""

@@ -103,6 +103,24 @@ def json_in_text(text: str) -> str:
     return text
 
 
+# -- the request body ------------------------------------------------------------------------------
+
+MEDIA_SLOT = "\x00epic-levels media parts\x00"  # stands for the media parts while a body is serialised
+
+
+def chat_body(body: dict, media: bytes = b"") -> bytes:
+    """The JSON bytes of a chat request as the SDK writes them (UTF-8, compact, no NaN), with ``media`` (the media
+    parts' JSON, encoded once per clip window: :meth:`.openai_media.MediaParts.encoded`) in place of the
+    :data:`MEDIA_SLOT` item of a content list, so the megabytes of base64 are not serialised again per request."""
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    if not media:
+        return text.encode()
+    head, slot, tail = text.partition(json.dumps(MEDIA_SLOT))
+    if not slot:
+        raise ValueError("the body holds no media slot")
+    return b"".join((head.encode(), media, tail.encode()))
+
+
 # -- errors ---------------------------------------------------------------------------------------
 
 def retry_after_seconds(headers) -> float | None:
