@@ -1,7 +1,6 @@
 """Replies from another harness: checked line by line, stored, scored like a model called here."""
 
 import json
-import random
 
 import pandas as pd
 import pytest
@@ -10,6 +9,7 @@ from epic_levels_pipeline.cli import main
 from epic_levels_pipeline.scoring.metrics.tables import scores
 from epic_levels_pipeline.scoring.verdicts import verdicts
 from epic_levels_pipeline.sharing.export import load_export
+from epic_levels_pipeline.sharing.null import shuffled_replies
 from epic_levels_pipeline.sharing.replies import external_responses, stored_models
 
 
@@ -19,19 +19,9 @@ def perfect_lines(out) -> list[dict]:
             for r in load_export(out).itertuples(index=False) for c in r.conditions]
 
 
-def shuffled(lines: list[dict], out, seed: int = 0) -> list[dict]:
-    """The same replies moved to other items of the same format and condition."""
-    fmt = dict(zip(*load_export(out)[["item_id", "format"]].T.values))
-    groups: dict = {}
-    for i, line in enumerate(lines):
-        groups.setdefault((fmt[line["item_id"]], line["condition"]), []).append(i)
-    rng, moved = random.Random(seed), [dict(line) for line in lines]
-    for positions in groups.values():
-        replies = [lines[i]["reply"] for i in positions]
-        rng.shuffle(replies)
-        for i, reply in zip(positions, replies):
-            moved[i]["reply"] = reply
-    return moved
+def shuffled(lines: list[dict], items, seed: int = 0) -> list[dict]:
+    """The same replies moved to other items of the same format, stated reply form and condition."""
+    return shuffled_replies(lines, items, seed)
 
 
 def write_jsonl(path, lines):
@@ -67,7 +57,7 @@ def test_perfect_replies_score_one_and_shuffled_near_zero(project, offline_bank,
     assert (table["chance_corrected"] == 1.0).all() and (table["n_skipped"] == 0).all()
     assert set(table["responder"]) == {"external"} and set(table["model"]) == {"perfect"}
 
-    assert main(["import-replies", str(write_jsonl(tmp_path / "s.jsonl", shuffled(lines, out))), "--model", "perfect"]) == 0
+    assert main(["import-replies", str(write_jsonl(tmp_path / "s.jsonl", shuffled(lines, offline_bank["items"]))), "--model", "perfect"]) == 0
     table = scored(paths, offline_bank["items"]).set_index(["condition", "format"])
     for condition in ("clip", "no_clip"):
         pooled = table.loc[(condition, "*"), "chance_corrected"]

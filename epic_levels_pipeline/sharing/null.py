@@ -1,0 +1,126 @@
+"""The shuffled null of imported replies: every reply moved to another item, so it says nothing about its
+question, scored by the same rules.
+
+Right replies (:func:`perfect_replies`: each item's export ``answer``) are moved by :func:`shuffled_replies` to other
+items of the same **format, stated reply form and condition** (:func:`stated_form`: the registry's
+:func:`..formats.registry.reply_format`, and for open answers the answer type, whose template asks for a number or
+a name). So an ``open_with_reason`` reply of the open form (``Answer: …``) only moves to open-form items, one of the
+judgement form (``A: true`` lines) only to judgement-form items, and a name never to a count question. Moving
+within the format alone put such replies into another form, where the rules read them as ``unparsed`` (wrong,
+rightly: the reply breaks the item's stated form), which held ``open_with_reason`` near −0.10 chance-corrected and
+every pooled score below 0.
+
+:func:`null_score` scores moved replies as :func:`..scoring.verdicts.verdicts` does without a judge (the format's
+rule) and pools them as ``scores``'s ``'*'`` rows do (each base question in its subtype's own distractor strategy),
+over every format (scope ``all``) and over the formats whose chance covers every reply a content-blind responder
+can give (scope ``closed``: every item but the open-answer ones). ``chance_corrected`` leaves undecided open
+replies out; ``chance_corrected_strict`` counts them wrong (what a judge answering "none" gives).
+
+The closed scope sits at 0 up to the answer prior the shuffle keeps (the commoner truth sets of ``statements``).
+Open answers do not: their chance is 0, yet a moved answer is right whenever two questions share their answer —
+a count most of all (small counts repeat: about half of the moved count answers are right on the bundled bank),
+and repeated object and sound names. That excess is what a shuffle of real answers measures, not a bias of the
+scoring; ``bench/shuffled_null.py`` prints it per format.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pandas as pd
+
+from ..bank.clip_view import records
+from ..formats.registry import reply_format, rule_verdict
+from ..responses.offline import conditions_for
+from ..scoring.metrics.stats import chance_corrected
+from ..scoring.metrics.tables import COUNTED, primary_mask
+from .export import answer_reply
+
+NULL_FORMS = ("form", "format")  # group by stated reply form (the null), or by format alone (the old, biased one)
+
+
+def perfect_replies(items: pd.DataFrame) -> list[dict]:
+    """One right reply (:func:`.export.answer_reply`) per item × condition it is asked under."""
+    return [{"item_id": i.item_id, "condition": c, "reply": answer_reply(i)}
+            for i in records(items) for c in conditions_for(i.audio_annotated)]
+
+
+def stated_form(item) -> str:
+    """The output form an item's prompt states: its reply format, and for open answers the answer type."""
+    form = reply_format(item)
+    return f"{form}:{item.answer_type}" if item.base_format == "open" else form
+
+
+def shuffled_replies(lines: list[dict], items: pd.DataFrame, seed: int, *, within: str = "form") -> list[dict]:
+    """``lines`` with their replies permuted (seeded) among the lines of the same format, :func:`stated_form` and
+    condition (``within="format"``: format and condition only, the old null whose moved replies break the
+    ``open_with_reason`` items' form). Groups are shuffled in sorted order, so the result depends on the seed and
+    the lines, not on their order."""
+    if within not in NULL_FORMS:
+        raise ValueError(f"within must be one of {NULL_FORMS}, got {within!r}")
+    by_id = {i.item_id: i for i in records(items)}
+    groups: dict[tuple, list[int]] = {}
+    for n, line in enumerate(lines):
+        item = by_id[line["item_id"]]
+        form = stated_form(item) if within == "form" else ""
+        groups.setdefault((item.format, form, line["condition"]), []).append(n)
+    rng, moved = random.Random(seed), [dict(line) for line in lines]
+    for key in sorted(groups):
+        positions = sorted(groups[key], key=lambda n: lines[n]["item_id"])
+        replies = [lines[n]["reply"] for n in positions]
+        rng.shuffle(replies)
+        for n, reply in zip(positions, replies):
+            moved[n]["reply"] = reply
+    return moved
+
+
+class RuleScorer:
+    """The format's rule verdict of a reply to an item (what :func:`..scoring.verdicts.verdicts` records with no
+    judge), remembered per (item, reply): many shuffles of one bank ask the same pairs again."""
+
+    def __init__(self, items: pd.DataFrame):
+        self.items = {i.item_id: i for i in records(items)}
+        self.memo: dict[tuple[str, str], tuple[str, bool]] = {}
+
+    def __call__(self, item_id: str, reply: str) -> tuple[str, bool]:
+        key = (item_id, reply)
+        if key not in self.memo:
+            _, correct, scored_by, _, _ = rule_verdict(self.items[item_id], reply)
+            self.memo[key] = (scored_by, bool(correct))
+        return self.memo[key]
+
+
+SCOPES = ("all", "closed")  # every format; every item but the open-answer ones
+
+
+def null_score(items: pd.DataFrame, lines: list[dict], scorer: RuleScorer | None = None) -> pd.DataFrame:
+    """Pooled scores of reply ``lines`` per scope (:data:`SCOPES`) × condition (``'*'``: every condition): ``n``
+    counted, ``accuracy``, ``chance``, ``chance_corrected`` (undecided left out), ``chance_corrected_strict``
+    (undecided counted wrong), ``n_undecided``, ``n_unparsed``. Pooled as ``scores``'s ``'*'`` rows (primary
+    distractor strategies only)."""
+    scorer = scorer or RuleScorer(items)
+    frame = pd.DataFrame(lines, columns=["item_id", "condition", "reply"])
+    meta = items.drop_duplicates("item_id").set_index("item_id").loc[
+        frame["item_id"], ["subtype", "distractor_strategy", "chance", "base_format"]]
+    keep = primary_mask(meta)
+    judged = [scorer(i, r) for i, r in zip(frame["item_id"], frame["reply"])]
+    scored_by = np.array([s for s, _ in judged], dtype=object)
+    ok = np.array([c for _, c in judged], dtype=bool)
+    chance = meta["chance"].to_numpy(dtype=float)
+    closed = meta["base_format"].to_numpy() != "open"
+    condition = frame["condition"].to_numpy()
+    rows = []
+    for scope in SCOPES:
+        for name in [*sorted(set(condition)), "*"]:
+            here = keep & ((condition == name) | (name == "*")) & (closed if scope == "closed" else True)
+            counted = here & np.isin(scored_by, COUNTED)
+            strict = counted | (here & (scored_by == "undecided"))
+            acc, ch = (ok[counted].mean(), chance[counted].mean()) if counted.any() else (np.nan, np.nan)
+            s_acc, s_ch = (ok[strict].mean(), chance[strict].mean()) if strict.any() else (np.nan, np.nan)
+            rows.append({"scope": scope, "condition": name, "n": int(counted.sum()), "accuracy": acc, "chance": ch,
+                         "chance_corrected": chance_corrected(acc, ch),
+                         "chance_corrected_strict": chance_corrected(s_acc, s_ch),
+                         "n_undecided": int((strict & ~counted).sum()),
+                         "n_unparsed": int((counted & (scored_by == "unparsed")).sum())})
+    return pd.DataFrame(rows)
