@@ -53,3 +53,17 @@ def test_the_site_builds_strictly(tmp_path):
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "site" / "reference" / "warehouse" / "index.html").exists()
+
+
+def test_the_readme_is_short_and_every_link_resolves():
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    blocks = re.findall(r"^```[a-z]*\n(.*?)^```", readme, re.S | re.M)
+    commands = [line for line in blocks[0].splitlines() if line.strip()]
+    assert len(commands) == 2 and "epic-levels run" in commands[0] and "pytest" in commands[1]  # what .ci/run runs
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme):
+        if not target.startswith("http"):
+            assert (ROOT / target).exists(), target
+    assert "../" not in readme  # no path outside the repository

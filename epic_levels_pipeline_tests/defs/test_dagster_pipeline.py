@@ -52,12 +52,14 @@ def test_whole_graph_offline(offline_graph):
     assert len(scores) >= 6 and (scores["chance_corrected"] == 1.0).all()
     for table in ("items", "responses", "verdicts", "paired_comparisons", "over_marking", "shortcut_audit"):
         assert len(query(project.warehouse, f"select * from {table}")) > 0, table
-    # every check ran and passed
-    for check in ("one_key_per_question", "level_matches_provenance", "five_formats_per_question",
-                  "no_list_dependent_wording", "statement_truths_from_solvers"):
+    # every check ran and passed, the warning checks included: a clean run shows no failing or warning check
+    for asset, check in (("questions", "one_key_per_question"), ("questions", "level_matches_provenance"),
+                         ("questions", "distinct_options"), ("questions", "presence_shortcut"),
+                         ("items", "five_formats_per_question"), ("items", "no_list_dependent_wording"),
+                         ("items", "statement_truths_from_solvers"), ("shortcut_audit", "prior_shortcut"),
+                         ("caption_references", "reference_structure_valid"), ("caption_scores", "oracle_scores_one")):
         records = instance.event_log_storage.get_asset_check_execution_history(
-            dg.AssetCheckKey(dg.AssetKey("questions" if check in ("one_key_per_question", "level_matches_provenance") else "items"), check),
-            limit=10)
+            dg.AssetCheckKey(dg.AssetKey(asset), check), limit=10)
         assert records and all(r.status.value == "SUCCEEDED" for r in records), check
     # One batch run of the three clips materializes, row for row, the per-clip tables the core computes.
     assert report.runs == 3
