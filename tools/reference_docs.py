@@ -75,7 +75,7 @@ def cli_page() -> str:
         _fixed_width(command)
         lines += ["", f"## epic-levels {name}", "", cell(helps.get(name, "")), "",
                   "```text", command.format_usage().strip(), "```", ""]
-        if command.description and command.description != helps.get(name):
+        if command.description and command.description.rstrip(".").lower() != (helps.get(name) or "").lower():
             lines += [command.description.strip(), ""]
         rows = [a for a in command._actions if not isinstance(a, argparse._HelpAction)]
         if rows:

@@ -6,13 +6,13 @@ import argparse
 import sys
 
 from ..settings import Paths
-from .options import clip_flag, location_flags
+from .options import about, clip_flag, location_flags
 
 
 def add_parser(sub) -> None:
     from ..captions.prompt import CONDITIONS
 
-    p = sub.add_parser("captions", help="print a clip's caption reference structure beside a responder's caption")
+    p = sub.add_parser("captions", **about("print a clip's caption reference structure beside a responder's caption"))
     clip_flag(p)
     p.add_argument("--responder", default="oracle", metavar="NAME",
                    help="an offline caption responder (oracle, jitter_1s, presence, …) or a model's responder, as in "

@@ -7,14 +7,15 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..settings import Paths
-from .options import clips_flag, location_flags, media_flags, models_flags
+from .options import about, clips_flag, location_flags, media_flags, models_flags
 
 if TYPE_CHECKING:
     from ..annotations.clips import Clip
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("estimate", help="print the calls, tokens and cost a run with models would spend, before spending them")
+    p = sub.add_parser("estimate", **about(
+        "print the calls, tokens and cost a run with models would spend, before spending them"))
     models_flags(p, "gemini/gemini-2.5-flash", "gemini/gemini-2.5-flash")
     p.add_argument("--price", action="append", metavar="MODEL=IN,OUT[,AUDIO_IN]",
                    help="dollars per 1M input / output (/ audio input) tokens (repeatable; default: the documented "

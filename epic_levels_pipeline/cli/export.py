@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 from ..settings import Paths
-from .options import location_flags
+from .options import about, location_flags
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("export", help="write the materialized benchmark as a Hugging Face dataset folder")
+    p = sub.add_parser("export", **about("write the materialized benchmark as a Hugging Face dataset folder"))
     p.add_argument("--out", required=True, metavar="DIR",
                    help="output folder (Parquet per format and dataset, JSONL, clips.csv, card)")
     location_flags(p)

@@ -7,11 +7,11 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from .options import location_flags
+from .options import about, location_flags
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("import-mcq", help="convert HD-EPIC's VQA benchmark files through the format steps")
+    p = sub.add_parser("import-mcq", **about("convert HD-EPIC's VQA benchmark files through the format steps"))
     p.add_argument("paths", nargs="*", help="files or folders (default: the vqa-benchmark folder of HD-EPIC's "
                    "annotations under the annotations root)")
     p.add_argument("--out", default="", metavar="DIR", help="output folder (default data/assets/hd_epic_vqa/)")

@@ -9,10 +9,13 @@ from pathlib import Path
 
 from ..settings import Paths
 
+from .options import about
+
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("import-replies", help="score replies made elsewhere (JSONL/CSV of item_id, condition, reply, "
-                       "or an Inspect eval log) as a model of responder external")
+    p = sub.add_parser("import-replies", **about(
+        "score replies made elsewhere (JSONL/CSV of item_id, condition, reply, or an Inspect eval log) as"
+        " a model of responder external"))
     p.add_argument("file", nargs="?", default="", help="JSONL or CSV with item_id, condition, reply")
     p.add_argument("--model", required=True, metavar="NAME", help="the model name the replies are scored under")
     p.add_argument("--inspect-log", default="", metavar="LOG",

@@ -8,9 +8,11 @@ from pathlib import Path
 
 from ..settings import Paths
 
+from .options import about
+
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("inspect-logs", help="write the materialized verdicts as Inspect eval logs (inspect view)")
+    p = sub.add_parser("inspect-logs", **about("write the materialized verdicts as Inspect eval logs (inspect view)"))
     p.add_argument("--out", required=True, metavar="DIR", help="log folder (one .eval log per responder × model)")
     p.set_defaults(fn=cmd_inspect_logs)
 

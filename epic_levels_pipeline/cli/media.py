@@ -6,11 +6,12 @@ import argparse
 from pathlib import Path
 
 from ..settings import Paths
-from .options import location_flags
+from .options import about, location_flags
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("media", help="list the manifest's source videos: found, missing, or disagreeing with the annotations")
+    p = sub.add_parser("media", **about(
+        "list the manifest's source videos: found, missing, or disagreeing with the annotations"))
     p.add_argument("--manifest", default="", help="manifest whose videos to check (default data/clips.csv)")
     p.add_argument("--problems", action="store_true", help="list only the videos that are not found as they should be")
     location_flags(p, media=True)

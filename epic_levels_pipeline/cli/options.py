@@ -13,6 +13,11 @@ import sys
 SPACE_SEPARATED_BEFORE = ("--clips",)
 
 
+def about(text: str) -> dict[str, str]:
+    """A command's one-line help, shown in ``epic-levels --help`` and atop its own ``--help``."""
+    return {"help": text, "description": text[0].upper() + text[1:] + "."}
+
+
 def names(value: str | None) -> list[str] | None:
     """A comma-separated option as a list (None when empty)."""
     return [v.strip() for v in value.split(",") if v.strip()] or None if value else None

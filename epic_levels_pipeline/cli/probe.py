@@ -6,12 +6,13 @@ import argparse
 import sys
 from dataclasses import replace
 
-from .options import models_flags
+from .options import about, models_flags
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("probe", help="one small request per route (text; video; video+audio) to each model, on a "
-                       "clip made with ffmpeg: accepted or the server's error, latency, prompt tokens")
+    p = sub.add_parser("probe", **about(
+        "one small request per route (text; video; video+audio) to each model, on a clip made with "
+        "ffmpeg: accepted or the server's error, latency, prompt tokens"))
     models_flags(p, default_text="every model of the models file")
     p.set_defaults(fn=cmd_probe)
 

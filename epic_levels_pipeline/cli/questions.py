@@ -7,13 +7,13 @@ import json
 import sys
 
 from ..settings import Paths
-from .options import clip_flag, location_flags
+from .options import about, clip_flag, location_flags
 
 
 def add_parser(sub) -> None:
     from ..formats.registry import ITEM_FORMATS
 
-    p = sub.add_parser("questions", help="print a clip's questions (and format variants) as a person reads them")
+    p = sub.add_parser("questions", **about("print a clip's questions (and format variants) as a person reads them"))
     clip_flag(p)
     p.add_argument("--format", choices=ITEM_FORMATS,
                    help="print the clip's items in this format, as they are sent (default: the base questions with "

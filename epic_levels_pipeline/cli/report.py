@@ -6,11 +6,11 @@ import argparse
 from pathlib import Path
 
 from ..settings import Paths
-from .options import location_flags
+from .options import about, location_flags
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("report", help="write the report (Markdown and HTML with plots) from the warehouse")
+    p = sub.add_parser("report", **about("write the report (Markdown and HTML with plots) from the warehouse"))
     p.add_argument("--out", default="", metavar="DIR",
                    help="folder to write report.md, report.html and the figures to (default data/reports/)")
     location_flags(p)

@@ -6,7 +6,7 @@ import argparse
 
 from ..responses.offline import OFFLINE_RESPONDERS
 from ..settings import Paths
-from .options import clips_flag, comma_list, location_flags, media_flags, models_flags
+from .options import about, clips_flag, comma_list, location_flags, media_flags, models_flags
 
 
 def responders(value: str) -> str:
@@ -19,8 +19,9 @@ def responders(value: str) -> str:
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("run", help="build the benchmark for the manifest's clips, ask and score every responder, print a "
-                       "leaderboard and write the report")
+    p = sub.add_parser("run", **about(
+        "build the benchmark for the manifest's clips, ask and score every responder, print a leaderboard"
+        " and write the report"))
     clips_flag(p)
     p.add_argument("--responders", default=",".join(OFFLINE_RESPONDERS), type=responders, metavar="NAME,…",
                    help=f"comma-separated offline responders, of {', '.join(OFFLINE_RESPONDERS)} (default: all four)")

@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 from ..settings import Paths
-from .options import location_flags
+from .options import about, location_flags
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("validate", help="validate annotation files; prints FILE:ROW:COLUMN: message")
+    p = sub.add_parser("validate", **about("validate annotation files; prints FILE:ROW:COLUMN: message"))
     p.add_argument("paths", nargs="*", help="files or folders (default: the annotations root)")
     location_flags(p)
     p.set_defaults(fn=cmd_validate)

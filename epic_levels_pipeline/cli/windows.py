@@ -7,11 +7,12 @@ import math
 from pathlib import Path
 
 from ..settings import Paths
-from .options import location_flags, names
+from .options import about, location_flags, names
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("windows", help="write or extend the clip manifest with every window of every annotated video")
+    p = sub.add_parser("windows", **about(
+        "write or extend the clip manifest with every window of every annotated video"))
     p.add_argument("--width", type=float, default=30.0, help="window length in seconds (default 30)")
     p.add_argument("--stride", type=float, default=None, help="seconds between window starts (default: the width)")
     p.add_argument("--datasets", default=None, help="comma-separated datasets (default: epic_sounds,hd_epic)")

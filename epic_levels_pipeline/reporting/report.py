@@ -5,10 +5,11 @@
 ``report_figures/`` (for the Markdown; the HTML embeds the same PNGs as base64 ``data:`` URIs and needs no
 other file, script or network); ``report_from_warehouse`` does both for a project's data folder.
 
-Contents, in order: the leaderboard (every model and offline reference × level, all formats pooled,
-chance-corrected with its clip-clustered interval, under ``clip``, ``no_clip`` and ``silenced``: one table and
-one figure); how to read the tables; the main table (chance-corrected accuracy by level × format, one
-table per responder/model, rows condition × level, each cell ``value [95 % interval] n=…``); plots (a)
+Contents, in order: a first line saying who was scored on what; the leaderboard (every model and offline
+reference × level, all formats pooled, chance-corrected with its clip-clustered interval, under ``clip`` best
+first, then ``no_clip`` and ``silenced``: tables and one figure); how to read the tables; the main table
+(chance-corrected accuracy by level × format, one table per responder/model, rows condition × level, each cell the
+value with its 95 % interval and n below it, faded under ten items); plots (a)
 chance-corrected accuracy by level and format under ``clip`` and (b) clip vs no_clip vs silenced per format;
 paired comparisons (conditions, then format pairs); the shortcut audit (presence oracle vs chance, blind and
 silenced gaps); 4b over-marking next to Liu et al. 2025's 63–86 %; how verdicts were decided (rule, judge,
