@@ -28,8 +28,8 @@ from . import schemas
 class TableStore:
     """The one place that knows where materialized tables are stored.
 
-    An unpartitioned table is ``<root>/<name>.parquet`` (``.pickle`` for objects that are not tables, such
-    as the entity catalogue); a per-clip table is ``<root>/<name>/<clip>.parquet``, one file per partition.
+    An unpartitioned table is ``<root>/<name>.parquet`` (``.json`` for the one output that is not a table,
+    the entity catalogue); a per-clip table is ``<root>/<name>/<clip>.parquet``, one file per partition.
     The IO manager writes through it; the CLI, the report, the estimate and the sensor read through it, so
     a change of layout is one change here.
     """
@@ -47,9 +47,9 @@ class TableStore:
         (``read_partitions``); under a dot folder, so it is no table of its own and in no warehouse view."""
         return self.root / ".all-clips" / f"{name}.parquet"
 
-    def object_path(self, name: str) -> Path:
-        """The pickle of an unpartitioned non-table output."""
-        return self.path(name).with_suffix(".pickle")
+    def document_path(self, name: str) -> Path:
+        """The JSON document of an unpartitioned output that is not a table (the entity catalogue)."""
+        return self.path(name).with_suffix(".json")
 
     def folder(self, name: str) -> Path:
         """The folder of a per-clip table's files (what its warehouse view globs)."""

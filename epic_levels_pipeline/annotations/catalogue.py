@@ -12,7 +12,8 @@ from, or counted in, a window that holds one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,9 @@ from .validation import is_placeholder_name
 from .language import SOUND_CUES, action_phrase, capitalise, cue_phrase, noun_display
 
 COMPATIBLE_SHARE = 0.02
+#: The stored document's layout (:meth:`Catalogue.to_json`); raised when it changes.
+CATALOGUE_VERSION = 1
+_CLASS_ID_KEYED = ("nouns", "noun_keys", "verb_keys")
 
 
 @dataclass
@@ -42,7 +46,7 @@ class Catalogue:
     most_common: dict[str, str] = field(default_factory=dict)   # candidate kind -> most frequent entity's name
     verb_keys: dict[int, str] = field(default_factory=dict)
     # Structures derived from the catalogue by its users (rendered option texts, their word sets, per-kind
-    # value arrays), built once on first use and dropped with the catalogue: never pickled, never compared.
+    # value arrays), built once on first use and dropped with the catalogue: never stored, never compared.
     _derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     def noun_instances(self, key: str, vocabulary: str = "epic_100") -> list[str]:
@@ -56,14 +60,26 @@ class Catalogue:
             value = self._derived[name] = build(self)
             return value
 
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state["_derived"] = {}
-        return state
+    def to_json(self) -> str:
+        """The catalogue as one JSON document (what :meth:`from_json` reads back to an equal catalogue):
+        action keys as ``[verb_class, noun_class, value]`` rows, class-id keys as strings, sets as sorted lists."""
+        state = {f.name: getattr(self, f.name) for f in fields(self) if f.compare}
+        state["actions"] = [[verb, noun, value] for (verb, noun), value in self.actions.items()]
+        state["description_classes"] = {k: sorted(v) for k, v in self.description_classes.items()}
+        return json.dumps({"catalogue_version": CATALOGUE_VERSION, **state}, ensure_ascii=False)
 
-    def __setstate__(self, state: dict) -> None:
-        state.setdefault("_derived", {})
-        self.__dict__.update(state)
+    @classmethod
+    def from_json(cls, text: str) -> "Catalogue":
+        state = json.loads(text)
+        version = state.pop("catalogue_version", None)
+        if version != CATALOGUE_VERSION:
+            raise ValueError(f"entity catalogue document version {version!r}, expected {CATALOGUE_VERSION}: "
+                             "materialize entity_catalogue again")
+        state["actions"] = {(verb, noun): value for verb, noun, value in state["actions"]}
+        for name in _CLASS_ID_KEYED:
+            state[name] = {int(k): v for k, v in state[name].items()}
+        state["description_classes"] = {k: set(v) for k, v in state["description_classes"].items()}
+        return cls(**state)
 
 
 def _factorized(*columns: pd.Series) -> tuple[list[np.ndarray], list]:

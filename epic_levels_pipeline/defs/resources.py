@@ -2,7 +2,6 @@
 
 
 import os
-import pickle
 from pathlib import Path
 
 import dagster as dg
@@ -10,6 +9,7 @@ import pandas as pd
 import pyarrow as pa
 from pydantic import PrivateAttr
 
+from ..annotations.catalogue import Catalogue
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
 from ..warehouse import TableStore, file_stamp, read_parquet, read_partitions, to_frames, write_parquet, write_parquets
@@ -100,12 +100,15 @@ class TableIOManager(dg.ConfigurableIOManager):
         path = self._path(name, None)
         if isinstance(obj, (pd.DataFrame, pa.Table)):
             self._written(path, write_parquet(obj, path, name))  # the warehouse view is the `warehouse` asset's
-        else:
-            path = self.store.object_path(name)
+        elif isinstance(obj, Catalogue):
+            path = self.store.document_path(name)
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
-            tmp.write_bytes(pickle.dumps(obj))
+            tmp.write_text(obj.to_json())
             tmp.replace(path)
+        else:
+            raise dg.Failure(f"{name}: the step returned a {type(obj).__name__}; the store holds tables and the "
+                             "entity catalogue only")
 
     def _written(self, path: Path, table) -> None:
         """Remember the Arrow table just written to ``path``: a later step of the run that reads the file
@@ -155,9 +158,12 @@ class TableIOManager(dg.ConfigurableIOManager):
                                     + ", ".join(missing[:20]) + (" …" if len(missing) > 20 else ""))
             consolidated = self.store.consolidated_path(name)
             return self._cached(f"{name} (all clips)", paths, lambda: read_partitions(paths, consolidated))
-        path, pickled = self._path(name, None), self.store.object_path(name)
-        if pickled.exists() and not path.exists():
-            return self._cached(str(pickled), [pickled], lambda: pickle.loads(pickled.read_bytes()))
+        path, document = self._path(name, None), self.store.document_path(name)
+        if document.exists() and not path.exists():
+            return self._cached(str(document), [document], lambda: Catalogue.from_json(document.read_text()))
+        if not path.exists() and path.with_suffix(".pickle").exists():
+            raise dg.Failure(f"{name} was stored by an earlier version ({path.with_suffix('.pickle')}): "
+                             f"materialize {name} again")
         return self._cached(str(path), [path], lambda: read_parquet([path]))
 
 

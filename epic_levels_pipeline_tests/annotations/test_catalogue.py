@@ -107,3 +107,22 @@ def test_catalogue_of_tables_with_nulls_ties_and_placeholders(bundled):
     acts.loc[acts.index[0], "video_id"] = "P99-20990101-000000"
     acts.loc[acts.index[1], "label"] = acts.loc[acts.index[-1], "label"]
     assert_same_catalogue(dataclasses.replace(ann, narrations=narr, object_tracks=tracks, activities=acts))
+
+
+def test_catalogue_json_reads_back_equal_in_the_same_order(bundled):
+    """The stored document (JSON, no pickle) gives back the catalogue: every field, every dictionary's order,
+    the action keys' tuples, the class ids' ints and the description classes' sets."""
+    ann, _ = bundled
+    cat = build_catalogue(ann)
+    back = Catalogue.from_json(cat.to_json())
+    assert back == cat
+    for name in Catalogue.__dataclass_fields__:
+        if name != "_derived":
+            assert ordered(getattr(back, name)) == ordered(getattr(cat, name)), name
+    assert all(isinstance(k, tuple) for k in back.actions) and all(isinstance(k, int) for k in back.nouns)
+    assert all(isinstance(v, set) for v in back.description_classes.values())
+
+
+def test_a_catalogue_document_of_another_layout_is_refused():
+    with pytest.raises(ValueError, match="materialize entity_catalogue again"):
+        Catalogue.from_json('{"catalogue_version": 0}')

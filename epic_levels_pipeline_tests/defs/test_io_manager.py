@@ -4,6 +4,7 @@ import dagster as dg
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -237,3 +238,25 @@ def test_files_written_together_are_the_files_written_one_by_one_and_a_failure_s
         raise AssertionError("a failed write must raise")
     assert together[0].read_bytes() == one_by_one[2].read_bytes() and together[3].read_bytes() == before
     assert not [p for p in (tmp_path / "together").iterdir() if p.suffix == ".tmp"]
+
+
+def test_the_catalogue_is_stored_as_json_and_loads_back(tmp_path, bundled):
+    """The entity catalogue goes to ``entity_catalogue.json`` (nothing is pickled) and loads back equal; an
+    output that is neither a table nor the catalogue fails, and a catalogue stored only as an old pickle asks
+    for a new materialization instead of unpickling it."""
+    from epic_levels_pipeline.annotations.catalogue import Catalogue, build_catalogue
+
+    cat = build_catalogue(bundled[0])
+    manager = resources.TableIOManager(root=str(tmp_path))
+    store = TableStore(tmp_path / "data" / "assets")
+    manager.handle_output(dg.build_output_context(asset_key=dg.AssetKey("entity_catalogue")), cat)
+    assert store.document_path("entity_catalogue").is_file()
+    assert not list(store.root.glob("*.pickle"))
+    loaded = manager.load_input(dg.build_input_context(asset_key=dg.AssetKey("entity_catalogue")))
+    assert isinstance(loaded, Catalogue) and loaded == cat
+    with pytest.raises(dg.Failure, match="tables and the entity catalogue only"):
+        manager.handle_output(dg.build_output_context(asset_key=dg.AssetKey("other")), {"a": 1})
+    store.document_path("entity_catalogue").rename(store.root / "entity_catalogue.pickle")
+    with pytest.raises(dg.Failure, match="materialize entity_catalogue again"):
+        resources.TableIOManager(root=str(tmp_path)).load_input(
+            dg.build_input_context(asset_key=dg.AssetKey("entity_catalogue")))
