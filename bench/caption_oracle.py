@@ -24,7 +24,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: E402
-from epic_levels_pipeline.annotations.clips import all_windows, iter_clips_annotations  # noqa: E402
+from epic_levels_pipeline.annotations.clips import all_windows  # noqa: E402
+from epic_levels_pipeline.annotations.clip_rows import iter_clips_annotations  # noqa: E402
 from epic_levels_pipeline.annotations.readers import load_annotations  # noqa: E402
 from epic_levels_pipeline.captions import caption_alignments, caption_references, caption_responses  # noqa: E402
 from epic_levels_pipeline.captions.track import oracle_problems, reference_metadata  # noqa: E402

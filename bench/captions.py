@@ -30,7 +30,8 @@ from epic_levels_pipeline.captions import (caption_alignments, caption_reference
                                            caption_scores, caption_threshold_sensitivity)
 from epic_levels_pipeline.captions.responders import OFFLINE_RESPONDERS  # noqa: E402
 from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: E402
-from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest  # noqa: E402
+from epic_levels_pipeline.annotations.clip_rows import clip_annotations  # noqa: E402
+from epic_levels_pipeline.annotations.clip_keys import read_manifest  # noqa: E402
 from epic_levels_pipeline.pipeline import run_core  # noqa: E402
 from epic_levels_pipeline.settings import Paths  # noqa: E402
 

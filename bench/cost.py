@@ -37,7 +37,8 @@ from epic_levels_pipeline.estimate import (CACHED_INPUT_SHARE, BATCH_SHARE, DEFA
                                            estimate, load_items, render_caching_and_batch)
 from epic_levels_pipeline.responses.cache import CallCache, cache_key  # noqa: E402
 from epic_levels_pipeline.responses.calls import CallRequest, run_calls_sync  # noqa: E402
-from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, GeminiSettings, sha256_file  # noqa: E402
+from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, GeminiSettings  # noqa: E402
+from epic_levels_pipeline.responses.providers.gemini_wire import sha256_file  # noqa: E402
 from epic_levels_pipeline.settings import Paths  # noqa: E402
 from epic_levels_pipeline_tests.fakes.gemini_server import GeminiTestServer  # noqa: E402
 

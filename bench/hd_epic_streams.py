@@ -30,7 +30,8 @@ sys.path.insert(0, str(REPO))
 import pandas as pd  # noqa: E402
 
 from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: E402
-from epic_levels_pipeline.annotations.clips import all_windows, iter_clips_annotations  # noqa: E402
+from epic_levels_pipeline.annotations.clips import all_windows  # noqa: E402
+from epic_levels_pipeline.annotations.clip_rows import iter_clips_annotations  # noqa: E402
 from epic_levels_pipeline.annotations.readers import load_annotations  # noqa: E402
 from epic_levels_pipeline.bank.build import build_bank  # noqa: E402
 from epic_levels_pipeline.bank.checks import key_problems, level_problems, option_problems, shortcut_rates  # noqa: E402

@@ -45,7 +45,8 @@ sys.path.insert(0, str(REPO))
 
 import dagster as dg  # noqa: E402
 
-from epic_levels_pipeline.annotations.clips import Clip, read_manifest  # noqa: E402
+from epic_levels_pipeline.annotations.clips import Clip  # noqa: E402
+from epic_levels_pipeline.annotations.clip_keys import read_manifest  # noqa: E402
 from epic_levels_pipeline.orchestration.local import project_instance  # noqa: E402
 from epic_levels_pipeline.settings import Paths  # noqa: E402
 from full_run import Sampler  # noqa: E402  (bench/, this script's folder)

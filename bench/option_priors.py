@@ -35,7 +35,9 @@ sys.path.insert(0, str(REPO))
 import pandas as pd  # noqa: E402
 
 from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: E402
-from epic_levels_pipeline.annotations.clips import all_windows, clip_annotations, read_manifest  # noqa: E402
+from epic_levels_pipeline.annotations.clips import all_windows  # noqa: E402
+from epic_levels_pipeline.annotations.clip_rows import clip_annotations  # noqa: E402
+from epic_levels_pipeline.annotations.clip_keys import read_manifest  # noqa: E402
 from epic_levels_pipeline.annotations.readers import discover, load_annotations  # noqa: E402
 from epic_levels_pipeline.bank.build import build_bank  # noqa: E402
 from epic_levels_pipeline.bank.checks import option_problems, shortcut_rates  # noqa: E402

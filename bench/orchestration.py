@@ -65,7 +65,8 @@ import pandas as pd  # noqa: E402
 
 from epic_levels_pipeline.annotations.readers import load_annotations  # noqa: E402
 from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: E402
-from epic_levels_pipeline.annotations.clips import all_windows, read_manifest  # noqa: E402
+from epic_levels_pipeline.annotations.clips import all_windows  # noqa: E402
+from epic_levels_pipeline.annotations.clip_keys import read_manifest  # noqa: E402
 from epic_levels_pipeline.defs.partitions import MAX_CLIPS_PER_RUN  # noqa: E402
 from epic_levels_pipeline.orchestration.local import load_definitions, run_pipeline  # noqa: E402
 from epic_levels_pipeline.pipeline import run_core  # noqa: E402

@@ -39,7 +39,8 @@ sys.path.insert(0, str(REPO))
 
 from epic_levels_pipeline.annotations.readers import discover, load_annotations  # noqa: E402
 from epic_levels_pipeline.annotations.catalogue import build_catalogue  # noqa: E402
-from epic_levels_pipeline.annotations.clips import ClipRowsIndex, all_windows, iter_clips_annotations  # noqa: E402
+from epic_levels_pipeline.annotations.clip_rows import ClipRowsIndex, iter_clips_annotations  # noqa: E402
+from epic_levels_pipeline.annotations.clips import all_windows  # noqa: E402
 from epic_levels_pipeline.bank.build import build_bank  # noqa: E402
 from epic_levels_pipeline.bank.subtypes import BankConfig  # noqa: E402
 

@@ -38,7 +38,8 @@ sys.path.insert(0, str(REPO))
 
 from epic_levels_pipeline.responses.cache import CallCache, cache_key  # noqa: E402
 from epic_levels_pipeline.responses.calls import CallRequest, run_calls  # noqa: E402
-from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, GeminiSettings, sha256_file  # noqa: E402
+from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, GeminiSettings  # noqa: E402
+from epic_levels_pipeline.responses.providers.gemini_wire import sha256_file  # noqa: E402
 from epic_levels_pipeline.responses.media import make_test_video  # noqa: E402
 from epic_levels_pipeline.responses.providers.openai_compat import OpenAICompatCaller, default_settings  # noqa: E402
 from epic_levels_pipeline.responses.providers.base import identify  # noqa: E402

@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from epic_levels_pipeline.annotations.clips import read_manifest  # noqa: E402
+from epic_levels_pipeline.annotations.clip_keys import read_manifest  # noqa: E402
 from epic_levels_pipeline.annotations.readers import load_annotations  # noqa: E402
 from epic_levels_pipeline.cli import main as cli  # noqa: E402
 from epic_levels_pipeline.responses.media import make_test_video  # noqa: E402

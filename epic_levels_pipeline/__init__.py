@@ -2,7 +2,3 @@
 
 See README.md, "Where things live", for the packages and the rule of what may import what.
 """
-
-from ._compat import install as _install_moved_modules
-
-_install_moved_modules()

@@ -52,7 +52,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .annotations.clips import Clip, read_manifest
+from .annotations.clips import Clip
+from .annotations.clip_keys import read_manifest
 from .responses.models_config import ModelSpec, find_models_file, resolve
 from .responses.offline import conditions_for
 from .responses.pricing import DEFAULT_PRICES, MediaRates, Price, media_rates, parse_price, price_of, price_table_with

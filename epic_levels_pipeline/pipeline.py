@@ -27,9 +27,12 @@ from .annotations.readers import Annotations, load_annotations
 from .bank.checks import shortcut_rates
 from .annotations.catalogue import Catalogue, build_catalogue
 from .bank.clip_view import ClipView
-from .annotations.clips import Clip, iter_clips_annotations, read_manifest
+from .annotations.clips import Clip
+from .annotations.clip_rows import iter_clips_annotations
+from .annotations.clip_keys import read_manifest
 from .formats.items import ITEM_COLUMNS, build_items
-from .bank.build import QUESTION_COLUMNS, build_bank
+from .bank.tables import QUESTION_COLUMNS
+from .bank.build import build_bank
 from .responses.offline import OFFLINE_RESPONDERS
 from .responses.runner import RESPONSE_COLUMNS, offline_responses
 from .scoring.verdicts import VERDICT_COLUMNS, verdicts as make_verdicts

@@ -173,7 +173,8 @@ def offline_tables(ann, cat) -> dict:
     import pandas as pd
 
     from epic_levels_pipeline.bank.clip_view import ClipView
-    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.annotations.clip_rows import clip_annotations
+    from epic_levels_pipeline.annotations.clip_keys import read_manifest
     from epic_levels_pipeline.formats.items import build_items
     from epic_levels_pipeline.bank.build import build_bank
     from epic_levels_pipeline.responses.runner import offline_responses

@@ -37,7 +37,8 @@ def compute(bundled=None, tables: dict[str, pd.DataFrame] | None = None) -> dict
     computed here unless given."""
     from epic_levels_pipeline.annotations.readers import load_annotations
     from epic_levels_pipeline.annotations.catalogue import build_catalogue
-    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.annotations.clip_rows import clip_annotations
+    from epic_levels_pipeline.annotations.clip_keys import read_manifest
     from epic_levels_pipeline.bank.build import build_bank
 
     from .conftest import offline_tables  # with the four offline responders (conftest.OFFLINE_RESPONDERS)

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+from epic_levels_pipeline.annotations.clip_rows import clip_annotations
+from epic_levels_pipeline.annotations.clip_keys import read_manifest
 from epic_levels_pipeline.bank.build import build_bank
 
 ROOT = Path(__file__).resolve().parents[1]

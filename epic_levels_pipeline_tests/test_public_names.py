@@ -75,7 +75,7 @@ def dagster_surface() -> dict:
 def warehouse_surface() -> dict[str, list[str]]:
     """The per-clip warehouse tables' columns, by table name."""
     from epic_levels_pipeline.formats.items import ITEM_COLUMNS
-    from epic_levels_pipeline.bank.build import POOL_COLUMNS, QUESTION_COLUMNS
+    from epic_levels_pipeline.bank.tables import POOL_COLUMNS, QUESTION_COLUMNS
     from epic_levels_pipeline.responses.runner import RESPONSE_COLUMNS
     from epic_levels_pipeline.scoring.verdicts import VERDICT_COLUMNS
     from epic_levels_pipeline.captions import track
@@ -115,30 +115,3 @@ if __name__ == "__main__":
     FIXTURE.write_text(json.dumps(compute(), indent=2) + "\n")
     print(f"recorded {FIXTURE}", file=sys.stderr)
 
-
-def test_stored_catalogue_class_path_still_loads():
-    """``data/assets/entity_catalogue.pickle`` files written before the stage packages name this class path."""
-    import pickle
-
-    from epic_levels_pipeline.annotations.catalogue import Catalogue
-
-    assert pickle.loads(b"cepic_levels_pipeline.catalogue\nCatalogue\n.") is Catalogue
-
-
-def test_former_module_paths_still_import():
-    """Scripts written against the flat core keep working: each former module forwards to its new home."""
-    import importlib
-
-    from epic_levels_pipeline._compat import MOVED, SAME_NAME
-
-    for old, new in {**MOVED, **SAME_NAME}.items():
-        former = importlib.import_module(f"epic_levels_pipeline.{old}")
-        target = importlib.import_module(f"epic_levels_pipeline.{new}")
-        public = [n for n in vars(target) if not n.startswith("_")][:5]
-        for name in public:
-            assert getattr(former, name) is getattr(target, name), (old, name)
-    from epic_levels_pipeline.formats import build_items
-    from epic_levels_pipeline.questions import build_bank, stable_seed  # noqa: F401
-    from epic_levels_pipeline.formats.items import build_items as moved
-
-    assert build_items is moved

@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from epic_levels_pipeline.annotations.catalogue import build_catalogue
-from epic_levels_pipeline.annotations.clips import Clip, audio_annotated, clip_annotations
+from epic_levels_pipeline.annotations.clips import Clip
+from epic_levels_pipeline.annotations.clip_rows import audio_annotated, clip_annotations
 from epic_levels_pipeline.annotations.readers import load_annotations
 from epic_levels_pipeline.bank.build import build_bank
 from epic_levels_pipeline.bank.clip_view import ClipView

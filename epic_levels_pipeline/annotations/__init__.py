@@ -4,7 +4,3 @@ Imports nothing of the later stages. ``readers`` reads and validates every table
 errata), ``clips`` cuts the manifest's clips out of them, ``catalogue`` names entities across datasets,
 ``language`` holds the English helpers every stage phrases text with.
 """
-
-from .._compat import forward_to
-
-__getattr__ = forward_to(__name__, "annotations.readers")  # names of the former module annotations.py

@@ -22,15 +22,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .clip_hash import canonical_rows, canonical_value, clip_hashes, content_hash  # noqa: F401 (former home)
-from .clip_keys import _KEY, DATASETS, Clip, _fmt, read_manifest  # noqa: F401 (former home)
-from .clip_rows import (_BOOL_COLUMNS, _INT_COLUMNS, _LIST_COLUMNS, CLIP_ANNOTATION_COLUMNS,  # noqa: F401 (former home)
-                        ClipRowsIndex, _empty_rows, _finish, _IntervalIndex, _narration_labels, _null_columns,
-                        _overlap, _rows_slice, _sound_labels, _stable_types, _step_row_ids, _video_rows,
-                        audio_annotated, clip_annotations, clips_annotations, iter_clips_annotations)
+from .clip_keys import Clip
 from .hd_epic_streams import is_hd_epic_row
 from .readers import Annotations
-from ..errors import ClipKeyError, ManifestError  # noqa: F401 (former home)
 
 
 def window_starts(duration_s: float, width: float = 30.0, stride: float | None = None) -> list[float]:

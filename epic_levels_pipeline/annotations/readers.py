@@ -37,15 +37,10 @@ from typing import Callable
 import pandas as pd
 
 from ..errors import AnnotationError, Problem
-from .canonical import (ACTIVITY_COLUMNS, NARRATION_COLUMNS, OBJECT_TRACK_COLUMNS, RECIPE_STEP_COLUMNS,  # noqa: F401
-                        SOUND_COLUMNS, TABLE_COLUMNS, VIDEO_COLUMNS, VOCABULARY_COLUMNS, Loaded, empty_table)
+from .canonical import TABLE_COLUMNS, Loaded, empty_table
 from .csv_readers import _read_activities, _read_classes, _read_narrations, _read_sounds, _read_videos
-from .errata import known_errata  # noqa: F401 (former home)
-from .json_readers import (_ASSOC, _RECIPES, _Association, _Capture, _read_assoc, _read_json,  # noqa: F401 (former home)
-                           _read_recipes, _Recipe, _Span, _Track)
-from .validation import (_check_nonempty, _check_span, _check_unique, _display, _flag, _numbered, _read_text,  # noqa: F401
-                         _times, normalise_object_name, parse_list_literal, parse_seconds, parse_timestamps,
-                         read_csv_strings)
+from .json_readers import _read_assoc, _read_recipes
+from .validation import _display
 
 
 @dataclass(frozen=True)

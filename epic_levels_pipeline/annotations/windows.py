@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .clips import DATASETS, LABELLED_STREAMS, Clip, all_windows, annotated_videos, read_manifest
+from .clip_keys import DATASETS, read_manifest
+from .clips import Clip, LABELLED_STREAMS, all_windows, annotated_videos
 from .layout import split_from_name
 from .readers import Annotations
 

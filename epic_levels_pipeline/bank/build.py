@@ -38,13 +38,13 @@ import pyarrow as pa
 from ..annotations.catalogue import Catalogue
 from ..annotations.clips import Clip
 from ..annotations.language import LETTERS
-from ..seeding import Seed, generator, stable_seed  # noqa: F401  (stable_seed: a former name of this module)
+from ..seeding import Seed, generator
 from .clip_view import ClipView
 from .distractors import pool as make_pool
 from .levels import derive_scope, evidence_json, outside_window
 from .solvers import solve
 from .subtypes import SUBTYPES, BankConfig, Draft
-from .tables import N_OPTIONS, POOL_COLUMNS, QUESTION_COLUMNS, PoolColumns, QuestionRows  # noqa: F401
+from .tables import N_OPTIONS, PoolColumns, QuestionRows
 
 
 def _sorted_json(value) -> str:

@@ -24,7 +24,7 @@ from ..annotations.catalogue import Catalogue
 from ..annotations.clips import Clip
 from .clip_presence import Presence
 from .levels import Evidence
-from .rows import _frame, _grouped, _missing, _records_of, _row_type, records, rows_with  # noqa: F401  (their names)
+from .rows import _frame, _grouped, _missing, _records_of, records
 
 
 _SPAN_COLUMNS = ("start_s", "stop_s")  # read as floats (:meth:`ClipView._column`); every other column as objects

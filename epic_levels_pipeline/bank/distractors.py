@@ -12,12 +12,12 @@ import numpy as np
 from ..annotations.values import CandidateValue
 from .candidates import Candidate, Drawn, Pool
 from .clip_view import ClipView
-from .kinds import render, rows_where  # noqa: F401  (render: option text, used by subtypes and responders)
+from .kinds import render
 from .options import ENTITY_KINDS, OptionSet
-from .pools import POOLS, STRATEGIES, offered, option_texts  # noqa: F401  (the strategies' public names)
+from .pools import POOLS, offered, option_texts
 
-__all__ = ["Candidate", "Drawn", "Pool", "EXCHANGEABLE", "N_DISTRACTORS", "RULES", "STRATEGIES", "has_prior",
-           "offered", "option_texts", "pool", "render", "rows_where"]
+__all__ = ["Candidate", "Drawn", "Pool", "EXCHANGEABLE", "N_DISTRACTORS", "RULES", "has_prior", "offered",
+           "option_texts", "pool", "render"]
 
 RULES = ("exchangeable", "uniform_rank", "uniform")
 # Strategies whose key and distractors are the same kind of thing drawn from the same place (what the clip

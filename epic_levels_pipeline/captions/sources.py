@@ -16,7 +16,9 @@ What the track uses:
 from __future__ import annotations
 
 from ..annotations.catalogue import Catalogue, is_placeholder_name, object_class
-from ..annotations.clips import Clip, audio_annotated, clip_annotations, read_manifest
+from ..annotations.clips import Clip
+from ..annotations.clip_rows import audio_annotated, clip_annotations
+from ..annotations.clip_keys import read_manifest
 from ..annotations.language import SOUND_CUES
 from ..annotations.readers import Annotations
 

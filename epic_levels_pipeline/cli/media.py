@@ -27,7 +27,7 @@ def cmd_media(args: argparse.Namespace) -> int:
 def main_media(media_root: Path, manifest: Path, annotations: Path, *, problems_only: bool = False, out=print) -> int:
     """The ``epic-levels media`` command: print one line per video and the counts; exit 1 when a video is
     not ``found``."""
-    from ..annotations.clips import read_manifest
+    from ..annotations.clip_keys import read_manifest
     from ..annotations.readers import load_annotations
     from ..responses.media_check import STATUSES, check_media, checks_table, relative_path
 

@@ -31,7 +31,8 @@ def _bank_for_clip(paths: Paths, key: str):
     if qfile.exists():
         return read_parquet([qfile]), read_parquet([ifile]) if ifile.exists() else None, "warehouse"
     from ..annotations.catalogue import build_catalogue
-    from ..annotations.clips import Clip, clip_annotations
+    from ..annotations.clips import Clip
+    from ..annotations.clip_rows import clip_annotations
     from ..annotations.readers import load_annotations
     from ..bank.build import build_bank
     from ..bank.clip_view import ClipView

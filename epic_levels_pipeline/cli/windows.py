@@ -41,7 +41,7 @@ def main_windows(annotations: Path, manifest: Path, *, width: float = 30.0, stri
                  datasets: list[str] | None = None, videos: list[str] | None = None, split: str | None = None,
                  limit: int | None = None, require: str = "any", dry_run: bool = False, out=print) -> int:
     """The ``epic-levels windows`` command: select, extend the manifest (unless ``dry_run``), print the summary."""
-    from ..annotations.clips import read_manifest
+    from ..annotations.clip_keys import read_manifest
     from ..annotations.layout import locate
     from ..annotations.readers import load_annotations
     from ..annotations.windows import extend_manifest, seconds_text, select_windows, summary_table

@@ -3,7 +3,3 @@
 ``items`` renders a question as yes/no, multiple-choice, statements, open, option-judgement and
 open-with-reason items (with chance); ``parsing`` reads replies back into answers.
 """
-
-from .._compat import forward_to
-
-__getattr__ = forward_to(__name__, "formats.items")  # names of the former module formats.py

@@ -40,14 +40,14 @@ import re
 import pandas as pd
 
 from ..annotations.catalogue import Catalogue, object_class
-from ..annotations.clips import audio_annotated
+from ..annotations.clip_rows import audio_annotated
 from ..bank.clip_view import ClipView, records
 from ..annotations.language import LETTERS, capitalise, cue_phrase
 from ..seeding import DEFAULT_SEED, stable_seed
 from ..bank.kinds import synonyms
 from ..bank.solvers import solve
-from .registry import (ITEM_FORMATS, REASON_LINE, chance, multiple_choice_prompt, open_prompt,  # noqa: F401
-                       option_judgement_prompt, statements_prompt, yes_no_prompt)
+from .registry import (ITEM_FORMATS, chance, multiple_choice_prompt, open_prompt, option_judgement_prompt,
+                       statements_prompt, yes_no_prompt)
 
 FORMATS = ITEM_FORMATS
 LIST_DEPENDENT = ("which of the following", "of these", "listed", "options", "above", "below")

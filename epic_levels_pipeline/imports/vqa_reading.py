@@ -1,5 +1,5 @@
 """Reading HD-EPIC's VQA benchmark files: shapes, validation, and the problems that make a question
-unconvertible (``FILE:QID:FIELD: message``). See :mod:`.hd_epic_vqa` for the whole import."""
+unconvertible (``FILE:QID:FIELD: message``). The whole import: docs/design/hd-epic-vqa-import.md."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Step 1 of the VQA import: can a question stand without its options (answer type, wording rules,
-fixed rewrites), and the yes/no declaratives. See :mod:`.hd_epic_vqa` for the rule in full."""
+fixed rewrites), and the yes/no declaratives. The rule in full: docs/design/hd-epic-vqa-import.md."""
 
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from ..annotations.clips import Clip, read_manifest
+from ..annotations.clips import Clip
+from ..annotations.clip_keys import read_manifest
 from ..settings import Paths
 from .celery_launcher import CeleryWorkerRunLauncher
 from .local import RunReport, asset_groups, load_definitions

@@ -22,7 +22,8 @@ from pathlib import Path
 import dagster as dg
 import yaml
 
-from ..annotations.clips import Clip, read_manifest
+from ..annotations.clips import Clip
+from ..annotations.clip_keys import read_manifest
 from ..defs.operations.sensors import CROSS_CLIP_JOB as CROSS_CLIP_JOB_DEF
 from ..defs.partitions import batches, range_tags
 from ..settings import Paths

@@ -4,7 +4,3 @@
 ``calls`` runs calls with limits and retries, ``cache`` stores them, ``media`` cuts clip media, and
 ``providers/`` holds one module per model provider behind :class:`providers.Provider`.
 """
-
-from .._compat import forward_to
-
-__getattr__ = forward_to(__name__, "responses.runner")  # names of the former module responses.py

@@ -52,11 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .media_ffmpeg import (_AUDIO_PARAMS_RE, _DURATION_RE, _STREAM_RE, _TIME_RE, MediaError,  # noqa: F401 (former home)
-                           MediaInfo, _hms, _tail, ffmpeg_exe, probe, run_ffmpeg)
-from .media_sources import (_DEFAULT_LAYOUTS, MEDIA_LAYOUTS, VIDEO_EXTENSIONS, find_source_video,  # noqa: F401
-                            missing_source_reason, sha256_file, source_video_stems)
-from .media_window import extract_wav, media_window, sample_frames  # noqa: F401 (former home)
+from .media_ffmpeg import MediaError, MediaInfo, _tail, ffmpeg_exe, probe, run_ffmpeg
+from .media_sources import find_source_video, missing_source_reason, sha256_file
 
 #: libx264 constant rate factor for cut clips (23 is x264's default: visually fine, small files).
 CRF = 23

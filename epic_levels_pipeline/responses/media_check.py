@@ -26,7 +26,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..annotations.clips import Clip
-from .media import END_TOLERANCE_S, MediaError, find_source_video, probe, source_video_stems
+from .media import END_TOLERANCE_S, MediaError, find_source_video, probe
+from .media_sources import source_video_stems
 
 #: How far (seconds) a probed duration may be from the annotated one before it is reported.
 DURATION_TOLERANCE_S = 1.0

@@ -17,10 +17,10 @@ from .annotations import (ACTIVITIES, CLIP_ANNOTATIONS, NARRATIONS, OBJECT_TRACK
 from .bank import DISTRACTOR_POOLS, QUESTIONS
 from .captions import (CAPTION_ALIGNMENTS, CAPTION_REFERENCES, CAPTION_RESPONSE_SCORES, CAPTION_RESPONSES,
                        CAPTION_SCORES, CAPTION_THRESHOLD_PARTIALS, CAPTION_THRESHOLD_SENSITIVITY)
-from .fields import BOOL, BOOLS, FLOAT, INT, INTS, STR, STRS, _f  # noqa: F401 (_f: former home)
+from .fields import BOOL, BOOLS, FLOAT, INT, INTS, STR, STRS
 from .imports import HD_EPIC_VQA_IMPORT_REPORT, HD_EPIC_VQA_ITEMS, HD_EPIC_VQA_QUESTIONS, HD_EPIC_VQA_SKIPPED
 from .partials import JUDGE_PARTIALS, PAIR_PARTIALS, PRESENCE_PARTIALS, PRIOR_PARTIALS, SCORE_PARTIALS
-from .registry import SCHEMAS, SchemaError, _check_nulls, _column, columns, conform, doc, from_columns, from_rows  # noqa: F401
+from .registry import SCHEMAS, SchemaError, columns, conform, doc, from_columns, from_rows
 from .responses import CLIP_MEDIA, ITEMS, RESPONSES, VERDICTS
 from .scores import JUDGE_AUDIT, OVER_MARKING, PAIRED_COMPARISONS, SCORES, SHORTCUT_AUDIT
 

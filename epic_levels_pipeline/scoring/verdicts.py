@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..bank.clip_view import records
-from ..formats.parsing import answer_text, resolve_open  # noqa: F401  (resolve_open: the former scoring name)
+from ..formats.parsing import answer_text
 from ..formats.registry import rule_verdict
 from ..annotations.language import LETTERS
 from ..seeding import stable_seed

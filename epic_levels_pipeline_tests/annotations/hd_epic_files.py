@@ -98,7 +98,7 @@ def write_streams(root: Path, clips: list[Clip], seed: int = 0, sounds_pickle: b
 
 
 def bundled_hd_epic_clips() -> list[Clip]:
-    from epic_levels_pipeline.annotations.clips import read_manifest
+    from epic_levels_pipeline.annotations.clip_keys import read_manifest
 
     return [c for c in read_manifest(ROOT / "data" / "clips.csv") if c.dataset == "hd_epic"]
 

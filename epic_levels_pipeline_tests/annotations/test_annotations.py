@@ -6,9 +6,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from epic_levels_pipeline.annotations.readers import (
-    load_annotations, normalise_object_name, parse_list_literal, parse_timestamps, validate_paths,
-)
+from epic_levels_pipeline.annotations.readers import load_annotations, validate_paths
+from epic_levels_pipeline.annotations.validation import normalise_object_name, parse_list_literal, parse_timestamps
 from epic_levels_pipeline.cli import main
 from epic_levels_pipeline.errors import AnnotationError
 

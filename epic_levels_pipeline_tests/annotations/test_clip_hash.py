@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings, strategies as st
 
-from epic_levels_pipeline.annotations.clips import CLIP_ANNOTATION_COLUMNS, canonical_value, clip_annotations, content_hash, read_manifest
+from epic_levels_pipeline.annotations.clip_rows import CLIP_ANNOTATION_COLUMNS, clip_annotations
+from epic_levels_pipeline.annotations.clip_hash import canonical_value, content_hash
+from epic_levels_pipeline.annotations.clip_keys import read_manifest
 
 from ..conftest import ROOT
 
@@ -98,7 +100,8 @@ def test_bundled_clips_hash_the_same_from_csv_and_parquet(bundled):
 def test_clip_hashes_of_many_windows_are_each_clips_content_hash(bundled, batch, width, take):
     """The sensor's batch hashing (a batch's cells taken out once, a slice per clip) gives every window the
     hash of its own ``clip_annotations`` frame, whatever the batch size and whichever streams a clip lacks."""
-    from epic_levels_pipeline.annotations.clips import all_windows, clip_hashes
+    from epic_levels_pipeline.annotations.clips import all_windows
+    from epic_levels_pipeline.annotations.clip_hash import clip_hashes
 
     ann, _ = bundled
     windows = [c for dataset in ("epic_sounds", "hd_epic") for c in all_windows(ann, dataset, width=width)]

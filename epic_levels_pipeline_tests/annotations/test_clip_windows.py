@@ -10,9 +10,12 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from epic_levels_pipeline.annotations.clips import (CLIP_ANNOTATION_COLUMNS, Clip, ClipRowsIndex, all_windows, clip_annotations,
-                                                     clips_annotations, iter_clips_annotations, read_manifest)
-from epic_levels_pipeline.annotations.clips import _BOOL_COLUMNS, _INT_COLUMNS, _LIST_COLUMNS, _null_columns, _stable_types
+from epic_levels_pipeline.annotations.clip_rows import (CLIP_ANNOTATION_COLUMNS, ClipRowsIndex, clip_annotations,
+                                                        clips_annotations, iter_clips_annotations)
+from epic_levels_pipeline.annotations.clips import Clip, all_windows
+from epic_levels_pipeline.annotations.clip_keys import read_manifest
+from epic_levels_pipeline.annotations.clip_rows import (_BOOL_COLUMNS, _INT_COLUMNS, _LIST_COLUMNS, _null_columns,
+                                                        _stable_types)
 from epic_levels_pipeline.annotations.readers import load_annotations
 
 from ..conftest import ROOT, STAGED
@@ -136,7 +139,7 @@ def test_rows_slice_is_the_iloc_slice_reindexed(bundled):
     """A clip's rows cut from a batch (``_slice`` given its new index) are the frame ``iloc[a:b]`` makes
     with a fresh range index set afterwards: values, dtypes and index; and modifying it
     leaves the batch alone."""
-    from epic_levels_pipeline.annotations.clips import _rows_slice
+    from epic_levels_pipeline.annotations.clip_rows import _rows_slice
 
     ann, _ = bundled
     batch = pd.concat([clip_annotations(ann, c) for c in read_manifest(ROOT / "data" / "clips.csv")], ignore_index=True)

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from epic_levels_pipeline.annotations.clips import Clip, all_windows, clip_annotations, clips_annotations
+from epic_levels_pipeline.annotations.clips import Clip, all_windows
+from epic_levels_pipeline.annotations.clip_rows import clip_annotations, clips_annotations
 from epic_levels_pipeline.annotations.hd_epic_streams import action_words, read_narrations, read_sounds
 from epic_levels_pipeline.annotations.readers import file_kind, load_annotations, validate_paths
 from epic_levels_pipeline.errors import AnnotationError

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from epic_levels_pipeline.annotations.clips import Clip, all_windows, annotated_videos, read_manifest, window_starts
+from epic_levels_pipeline.annotations.clips import Clip, all_windows, annotated_videos, window_starts
+from epic_levels_pipeline.annotations.clip_keys import read_manifest
 from epic_levels_pipeline.annotations.windows import extend_manifest, select_windows, spread, summary_table
 from epic_levels_pipeline.cli import main
 

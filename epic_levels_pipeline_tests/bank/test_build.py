@@ -17,7 +17,8 @@ def test_read_inside_is_the_rule_it_shortcuts(bundled):
     from epic_levels_pipeline.bank.clip_view import ClipView
     from epic_levels_pipeline.bank.levels import derive_scope
     from epic_levels_pipeline.bank.subtypes import SUBTYPES
-    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.annotations.clip_rows import clip_annotations
+    from epic_levels_pipeline.annotations.clip_keys import read_manifest
     from epic_levels_pipeline_tests.conftest import ROOT
 
     ann, cat = bundled
@@ -62,7 +63,8 @@ def test_digest_from_params_json_is_digest_of_the_pair(params, value):
 def test_bank_tables_have_the_declared_schemas(bundled):
     """A clip's questions and pools are Arrow tables of the declared schemas; the frames hold list cells."""
     from epic_levels_pipeline import schemas
-    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.annotations.clip_rows import clip_annotations
+    from epic_levels_pipeline.annotations.clip_keys import read_manifest
     from epic_levels_pipeline.bank.build import build_bank
     from epic_levels_pipeline_tests.conftest import ROOT
 
@@ -81,7 +83,8 @@ def test_pools_do_not_refer_back_to_their_view(bundled):
     read are freed as soon as its bank is built (no reference cycle left for the garbage collector)."""
     import weakref
 
-    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.annotations.clip_rows import clip_annotations
+    from epic_levels_pipeline.annotations.clip_keys import read_manifest
     from epic_levels_pipeline.bank.clip_view import ClipView
     from epic_levels_pipeline.bank.pools import offered
     from epic_levels_pipeline.bank.subtypes import SUBTYPES, BankConfig

@@ -7,7 +7,9 @@ import pandas as pd
 
 from epic_levels_pipeline.bank.checks import key_problems, level_problems, option_problems
 from epic_levels_pipeline.bank.clip_view import ClipView
-from epic_levels_pipeline.annotations.clips import Clip, clip_annotations, read_manifest
+from epic_levels_pipeline.annotations.clips import Clip
+from epic_levels_pipeline.annotations.clip_rows import clip_annotations
+from epic_levels_pipeline.annotations.clip_keys import read_manifest
 from epic_levels_pipeline.bank.build import build_bank
 from epic_levels_pipeline.formats.items import build_items, statement_truth_problems
 from epic_levels_pipeline.warehouse import read_parquet, write_parquet

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings, strategies as st
 
-from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
-from epic_levels_pipeline.bank.clip_view import ClipView, _frame, _missing, _records_of, records, rows_with
+from epic_levels_pipeline.annotations.clip_rows import clip_annotations
+from epic_levels_pipeline.annotations.clip_keys import read_manifest
+from epic_levels_pipeline.bank.clip_view import ClipView, _frame, _missing, _records_of, records
+from epic_levels_pipeline.bank.rows import rows_with
 
 
 
@@ -133,7 +135,7 @@ def test_objects_near_is_the_numpy_reading_of_the_spans(tracks, instant, width):
     """The loop over track records names the objects the mask over the span arrays names, in its order."""
     from types import SimpleNamespace
 
-    from epic_levels_pipeline.bank.clip_view import _row_type
+    from epic_levels_pipeline.bank.rows import _row_type
     from epic_levels_pipeline.bank.solvers import objects_near
 
     Row = _row_type(("start_s", "stop_s", "object_name"))

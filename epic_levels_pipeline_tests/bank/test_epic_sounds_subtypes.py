@@ -10,7 +10,8 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from epic_levels_pipeline.annotations.catalogue import build_catalogue
-from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
+from epic_levels_pipeline.annotations.clips import Clip
+from epic_levels_pipeline.annotations.clip_rows import clip_annotations
 from epic_levels_pipeline.annotations.readers import Annotations, empty_table
 from epic_levels_pipeline.bank.build import build_bank
 from epic_levels_pipeline.bank.checks import key_problems, level_problems
@@ -268,7 +269,7 @@ def test_sound_moment_keys_are_heard_at_the_cue_and_nothing_else_near_it_is_offe
 
 
 def test_bundled_sound_moments_keep_epic_sounds_l2_and_their_cues_exact(bundled):
-    from epic_levels_pipeline.annotations.clips import read_manifest
+    from epic_levels_pipeline.annotations.clip_keys import read_manifest
 
     ann, cat = bundled
     l2 = tuple(s.name for s in SUBTYPES.values() if s.dataset == "epic_sounds" and s.level == "L2")

@@ -12,7 +12,8 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from epic_levels_pipeline.annotations.catalogue import build_catalogue
-from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
+from epic_levels_pipeline.annotations.clips import Clip
+from epic_levels_pipeline.annotations.clip_rows import clip_annotations
 from epic_levels_pipeline.annotations.readers import Annotations, empty_table
 from epic_levels_pipeline.bank.build import build_bank
 from epic_levels_pipeline.bank.checks import key_problems, level_problems
@@ -199,7 +200,7 @@ def test_rank_shortfall_asks_for_every_rank(key_f, freqs, excluded):
 def test_hd_epic_keeps_its_questions_and_goal_keys_can_take_every_rank():
     from pathlib import Path
 
-    from epic_levels_pipeline.annotations.clips import read_manifest
+    from epic_levels_pipeline.annotations.clip_keys import read_manifest
     from epic_levels_pipeline.annotations.readers import load_annotations
     from epic_levels_pipeline.bank.subtypes.hd_epic import rank_shortfall
     from epic_levels_pipeline.bank.subtypes import SUBTYPES
@@ -261,7 +262,7 @@ def test_next_object_loop_equals_the_numpy_reading(spans):
     question for the same reason (ties on the earliest start included: "ambiguous" either way)."""
     from types import SimpleNamespace
 
-    from epic_levels_pipeline.bank.clip_view import _row_type
+    from epic_levels_pipeline.bank.rows import _row_type
 
     Row = _row_type(("row_id", "start_s", "stop_s", "object_name"))
     tracks = [Row(f"t{i}", s, s + 1.0, n) for i, (s, n) in enumerate(spans)]

@@ -54,7 +54,8 @@ def test_action_texts_kept_with_the_catalogue_are_the_phrases_of_the_clips_narra
     (the same narration in another window reads the same): what ``action_phrase`` makes of it, clip by clip."""
     from dataclasses import replace
 
-    from epic_levels_pipeline.annotations.clips import clip_annotations, read_manifest
+    from epic_levels_pipeline.annotations.clip_rows import clip_annotations
+    from epic_levels_pipeline.annotations.clip_keys import read_manifest
     from epic_levels_pipeline.annotations.language import action_phrase
     from epic_levels_pipeline.bank.clip_view import ClipView
 

@@ -28,7 +28,8 @@ def bank(bundled, offline_bank):
 
 
 def _view(bank, clip_key):
-    from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
+    from epic_levels_pipeline.annotations.clips import Clip
+    from epic_levels_pipeline.annotations.clip_rows import clip_annotations
     from epic_levels_pipeline.bank.clip_view import ClipView
 
     ann, cat = bank[3]
@@ -308,7 +309,8 @@ def test_holm_reads_the_interval_side_facing_chance_and_skips_rows_without_one()
 def test_every_distractor_rule_builds_a_valid_bank_and_unknown_rules_are_refused(bank):
     """``distractor_rule`` is configuration: each rule gives a bank with valid options; the clip pools'
     draws differ between the exchangeable default and the rank-matching rule; a misspelt rule is an error."""
-    from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
+    from epic_levels_pipeline.annotations.clips import Clip
+    from epic_levels_pipeline.annotations.clip_rows import clip_annotations
     from epic_levels_pipeline.bank.build import build_bank
     from epic_levels_pipeline.bank.subtypes import BankConfig
 

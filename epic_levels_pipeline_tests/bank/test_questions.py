@@ -10,7 +10,9 @@ from epic_levels_pipeline.annotations.readers import Annotations, empty_table
 from epic_levels_pipeline.bank.checks import key_problems, level_problems, shortcut_rates
 from epic_levels_pipeline.annotations.catalogue import build_catalogue
 from epic_levels_pipeline.bank.clip_view import ClipView
-from epic_levels_pipeline.annotations.clips import Clip, clip_annotations, read_manifest
+from epic_levels_pipeline.annotations.clips import Clip
+from epic_levels_pipeline.annotations.clip_rows import clip_annotations
+from epic_levels_pipeline.annotations.clip_keys import read_manifest
 from epic_levels_pipeline.annotations.language import SOUND_CUES, action_phrase, gerund, noun_display
 from epic_levels_pipeline.bank.levels import Evidence, derive_scope, level_of, moments
 from epic_levels_pipeline.bank.build import build_bank

@@ -59,9 +59,10 @@ def sample_windows(ann) -> list:
 def compute(ann=None) -> dict:
     """The digest of the sample's banks, on the staged files ``ann`` (loaded here unless given)."""
     from epic_levels_pipeline.annotations.catalogue import build_catalogue
-    from epic_levels_pipeline.annotations.clips import iter_clips_annotations
+    from epic_levels_pipeline.annotations.clip_rows import iter_clips_annotations
     from epic_levels_pipeline.annotations.readers import load_annotations
-    from epic_levels_pipeline.bank.build import POOL_COLUMNS, QUESTION_COLUMNS, build_bank
+    from epic_levels_pipeline.bank.tables import POOL_COLUMNS, QUESTION_COLUMNS
+    from epic_levels_pipeline.bank.build import build_bank
     from epic_levels_pipeline.bank.subtypes import BankConfig
 
     ann = ann if ann is not None else load_annotations(STAGED)

@@ -10,7 +10,8 @@ import pytest
 
 from epic_levels_pipeline import cli
 from epic_levels_pipeline.annotations.catalogue import build_catalogue
-from epic_levels_pipeline.annotations.clips import Clip, clip_annotations
+from epic_levels_pipeline.annotations.clips import Clip
+from epic_levels_pipeline.annotations.clip_rows import clip_annotations
 from epic_levels_pipeline.annotations.readers import load_annotations
 from epic_levels_pipeline.captions.reference import reference_structure
 from epic_levels_pipeline.captions.responders import JITTER_SIGMAS, oracle

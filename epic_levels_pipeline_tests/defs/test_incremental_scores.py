@@ -5,7 +5,7 @@ import dagster as dg
 import pytest
 
 from epic_levels_pipeline.defs.scoring.assets import CLIP_PARTIALS
-from epic_levels_pipeline.orchestrate import run_pipeline
+from epic_levels_pipeline.orchestration.local import run_pipeline
 from epic_levels_pipeline.scoring.metrics import tables
 from epic_levels_pipeline.warehouse import TableStore, read_parquet
 

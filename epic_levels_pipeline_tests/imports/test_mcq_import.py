@@ -11,10 +11,11 @@ import pytest
 
 from epic_levels_pipeline.cli.import_mcq import main_import
 from epic_levels_pipeline.formats import items as formats
-from epic_levels_pipeline.imports.hd_epic_vqa import (
-    DATASET, LETTERS, VqaFileError, convert, declarative, import_files, multiple_choice_prompt,
-    option_judgement_prompt, read_vqa_file, rewrite_stand_alone, singular, step1,
-)
+from epic_levels_pipeline.imports.vqa_reading import DATASET, VqaFileError, read_vqa_file
+from epic_levels_pipeline.annotations.language import LETTERS
+from epic_levels_pipeline.imports.vqa_conversion import convert, import_files
+from epic_levels_pipeline.imports.vqa_rewriting import declarative, rewrite_stand_alone, singular, step1
+from epic_levels_pipeline.formats.registry import REASON_LINE, multiple_choice_prompt, option_judgement_prompt
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STAGED = REPO_ROOT / ".." / "shared" / "data" / "hd-epic" / "vqa-benchmark"
@@ -147,7 +148,7 @@ def check_items(question: dict, items: list[dict]) -> None:
         assert len(truth) == n and truth.count("true") == 1 and truth[idx] == "true"
         assert item["chance"] == pytest.approx(formats.chance("option_judgement", n_options=5)) == pytest.approx(1 / 5)
         assert reasoned["base_format"] == "option_judgement" and reasoned["expected"] == item["expected"]
-        assert reasoned["chance"] == item["chance"] and formats.REASON_LINE in reasoned["prompt"]
+        assert reasoned["chance"] == item["chance"] and REASON_LINE in reasoned["prompt"]
         assert f"{LETTERS[n - 1]}: <true/false>" in item["prompt"]
 
 

@@ -23,9 +23,10 @@ from google.genai import errors
 
 from epic_levels_pipeline.responses.cache import CallCache, cache_key
 from epic_levels_pipeline.responses.calls import CallRequest, RetryableError, run_calls, run_calls_sync
-from epic_levels_pipeline.responses.providers.gemini import (GeminiCaller, GeminiSettings, api_key_from_env, check_json_reply,
-                                         choice_schema, duration, parse_choice, retry_after_of,
-                                         sha256_file)
+from epic_levels_pipeline.responses.providers.gemini import (GeminiCaller, GeminiSettings, api_key_from_env,
+                                                             check_json_reply)
+from epic_levels_pipeline.responses.providers.structured import choice_schema, parse_choice
+from epic_levels_pipeline.responses.providers.gemini_wire import duration, retry_after_of, sha256_file
 
 try:
     from epic_levels_pipeline_tests.fakes.gemini_server import GeminiTestServer, request_file_uris, request_text
@@ -307,7 +308,8 @@ from pathlib import Path
 sys.path.insert(0, {repo!r})
 from epic_levels_pipeline.responses.cache import CallCache, cache_key
 from epic_levels_pipeline.responses.calls import CallRequest, run_calls_sync
-from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, GeminiSettings, sha256_file
+from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, GeminiSettings
+from epic_levels_pipeline.responses.providers.gemini_wire import sha256_file
 
 N = 60
 

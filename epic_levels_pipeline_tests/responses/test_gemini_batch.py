@@ -16,7 +16,7 @@ import pytest
 
 from epic_levels_pipeline.responses.cache import CallCache, cache_key
 from epic_levels_pipeline.responses.calls import CallRequest
-from epic_levels_pipeline.responses.providers.gemini import sha256_file
+from epic_levels_pipeline.responses.providers.gemini_wire import sha256_file
 
 from .test_gemini import _wait_for, media  # noqa: F401 (media: a fixture)
 from .test_gemini_caching import caller_for, dummy_key  # noqa: F401 (dummy_key: an autouse fixture)

@@ -17,7 +17,8 @@ import pytest
 
 from epic_levels_pipeline.responses.cache import CallCache, cache_key
 from epic_levels_pipeline.responses.calls import CallRequest, run_calls_sync
-from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, GeminiSettings, sha256_file
+from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, GeminiSettings
+from epic_levels_pipeline.responses.providers.gemini_wire import sha256_file
 from epic_levels_pipeline.responses.providers.gemini_tokens import media_tokens, min_cache_tokens, resolution_name
 
 try:

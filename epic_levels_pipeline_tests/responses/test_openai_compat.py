@@ -477,9 +477,9 @@ def test_api_key_reaches_the_server_but_no_log_or_result(tmp_path, clips, monkey
 def test_model_responses_drive_the_provider_for_every_condition_and_rerun_makes_no_calls(tmp_path, clips):
     import pandas as pd
 
-    from epic_levels_pipeline.clips import Clip
-    from epic_levels_pipeline.media import sha256_file
-    from epic_levels_pipeline.responses import ClipMediaInfo, ModelRun, model_responses
+    from epic_levels_pipeline.annotations.clip_keys import Clip
+    from epic_levels_pipeline.responses.media_sources import sha256_file
+    from epic_levels_pipeline.responses.runner import ClipMediaInfo, ModelRun, model_responses
 
     clip = Clip("epic_sounds", "P09_08", 45.0, 75.0)
     items = pd.DataFrame([{"item_id": f"i{n}", "question_id": f"q{n}", "clip_key": clip.key, "dataset": clip.dataset,

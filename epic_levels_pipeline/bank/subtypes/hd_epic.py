@@ -8,7 +8,8 @@ from ...annotations.catalogue import is_placeholder_name
 from ...annotations.language import first_sentence, seconds_phrase
 from ...annotations.values import CandidateValue
 from .. import cues, solvers as S
-from ..clip_view import ClipView, _missing, rows_with
+from ..clip_view import ClipView, _missing
+from ..rows import rows_with
 from ..cues import CUE_CLEAR_S, CUE_COVER_S
 from ..distractors import offered, option_texts, render
 from ..options import ENTITY_KINDS

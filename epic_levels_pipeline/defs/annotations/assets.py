@@ -7,7 +7,9 @@ import pandas as pd
 from ...annotations.readers import TABLE_COLUMNS, Annotations, discover, files_fingerprint, read_tables
 from ...annotations.layout import locate
 from ...annotations.catalogue import Catalogue, build_catalogue
-from ...annotations.clips import Clip, clips_annotations, content_hash, gaps
+from ...annotations.clips import Clip, gaps
+from ...annotations.clip_rows import clips_annotations
+from ...annotations.clip_hash import content_hash
 from ...errors import AnnotationError
 from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
 from ..partitions import CLIP_BACKFILL, clip_keys, clip_partitions

@@ -37,7 +37,8 @@ import json
 import dagster as dg
 
 from ...annotations.readers import files_fingerprint, load_annotations
-from ...annotations.clips import clip_hashes, read_manifest
+from ...annotations.clip_hash import clip_hashes
+from ...annotations.clip_keys import read_manifest
 from ...errors import AnnotationError, ManifestError
 from ..annotations.assets import ANNOTATION_TABLES
 from ..partitions import batches, clip_partitions, range_tags

@@ -74,10 +74,9 @@ from ..cache import CallCache
 from ..calls import CallRequest, CallResult, run_blocking
 from .base import DEFAULT_ENDPOINT as _DEFAULT_ENDPOINTS, api_key_from_env as _key_from_env, identity_of, with_identity
 from .gemini_context import GeminiContextCaching, _ContextCache, _cache_gone
-from .gemini_files import GeminiFiles, _MediaError  # noqa: F401 (_MediaError: former home)
-from .gemini_wire import (RETRYABLE_HTTP, _classify, _describe, _empty_reason, _LoopState,  # noqa: F401 (former home)
-                          duration, guess_mime_type, is_transport_error, retry_after_of, sha256_file)
-from .structured import JudgeCalls, check_json_reply, choice_schema, parse_choice  # noqa: F401 (former home)
+from .gemini_files import GeminiFiles
+from .gemini_wire import _classify, _describe, _empty_reason, _LoopState
+from .structured import JudgeCalls, check_json_reply
 
 API_VERSION = "v1beta"
 DEFAULT_ENDPOINT = _DEFAULT_ENDPOINTS["gemini"]

@@ -93,7 +93,8 @@ from openai.types.chat import ChatCompletion
 
 from ..cache import CallCache
 from ..calls import CallRequest, CallResult, Rejections, RetryableError
-from ..media import MediaError, media_window, probe
+from ..media import MediaError, probe
+from ..media_window import media_window
 from .base import OPENAI_COMPATIBLE, ProviderIdentity, identify, resolve_api_key, with_identity
 from .openai_media import MediaParts, server_fps
 from .openai_wire import (MEDIA_SLOT, STRUCTURED_OUTPUT, chat_body, json_in_text, json_schema_of,

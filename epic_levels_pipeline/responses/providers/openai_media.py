@@ -21,7 +21,8 @@ from collections import OrderedDict
 from pathlib import Path
 
 from ..calls import CallRequest
-from ..media import MediaError, cut_clip, extract_wav, media_window, sample_frames
+from ..media import MediaError, cut_clip
+from ..media_window import extract_wav, media_window, sample_frames
 
 
 def server_fps(r: dict, span: float) -> float | None:
