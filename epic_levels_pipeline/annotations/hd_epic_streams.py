@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import Problem
+from .canonical import Loaded, empty_table
 from .language import SOUND_CUES
 from .validation import (_check_nonempty, _check_span, _check_unique, _display, _flag, _numbered, _times,
                          parse_timestamps, read_csv_strings)
@@ -109,7 +110,6 @@ def _null(value) -> bool:
 
 def read_sounds(path: Path) -> Loaded:
     """``HD_EPIC_Sounds.csv`` or ``HD_EPIC_Sounds.pkl`` into the ``sounds`` table."""
-    from .readers import Loaded, empty_table  # (readers registers this module's kinds: imported when called)
 
     problems: list[Problem] = []
     name = _display(path)
@@ -214,7 +214,6 @@ def action_words(verb: str, noun: str) -> str:
 
 def read_narrations(path: Path) -> Loaded:
     """``HD_EPIC_Narrations.pkl`` into the ``narrations`` table (one row per main action)."""
-    from .readers import Loaded, empty_table
 
     problems: list[Problem] = []
     name = _display(path)
@@ -285,7 +284,7 @@ def read_narrations(path: Path) -> Loaded:
     return Loaded(NARRATIONS_KIND, "narrations", out, problems)
 
 
-# The file kinds :data:`.readers.FILE_KINDS` registers: (name, table, file-name pattern, reader, dataset).
+# The file kinds :data:`.file_kinds.FILE_KINDS` registers: (name, table, file-name pattern, reader, dataset).
 KINDS = [
     (SOUNDS_KIND, "sounds", r"^HD_EPIC_Sounds\.(csv|pkl)$", read_sounds, "hd_epic"),
     (NARRATIONS_KIND, "narrations", r"^HD_EPIC_Narrations\.pkl$", read_narrations, "hd_epic"),

@@ -22,13 +22,13 @@ e.g. the nine ``P0N_recipe_timestamps.csv``, and then every file it matches is r
   row is read twice.
 - Files of the test split (``role="test"``: timestamps without labels) are **skipped with a count** of their
   rows.
-- A logical file listed here whose name no reader in :data:`.readers.FILE_KINDS` accepts yet is skipped and
+- A logical file listed here whose name no reader in :data:`.file_kinds.FILE_KINDS` accepts yet is skipped and
   listed (``no_reader``); a reader registered for its name makes it read, with no other change.
 - Any other file under the root that a registered reader accepts by name (a partial file such as
   ``EPIC_100_train_P02_133_partial.csv``, or files in folders of other names) is read as before, by name.
   Hidden folders (``.git``) are not searched.
 
-To add a file kind: a :class:`.readers.FileKind` (the reader, its name pattern) and a row here with its
+To add a file kind: a :class:`.file_kinds.FileKind` (the reader, its name pattern) and a row here with its
 upstream paths.
 """
 
@@ -39,6 +39,8 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .file_kinds import file_kind
 
 #: Where each upstream repository may sit under an annotations root, in order of preference: the clone's own
 #: name, this repository's bundled folder name, the root itself.
@@ -184,8 +186,6 @@ def _count_rows(path: Path) -> int:
 
 def locate(root: Path) -> Layout:
     """The files to read under ``root`` (see the module's notes), and every file skipped with its reason."""
-    from .readers import file_kind
-
     root = Path(root)
     layout = Layout(root)
     every = _walk(root)

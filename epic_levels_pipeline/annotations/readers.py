@@ -1,6 +1,6 @@
 """Reading and validating the public annotation files into typed tables (times in seconds).
 
-Every file kind the project reads is registered in :data:`FILE_KINDS` by file name, so that
+Every file kind the project reads is registered in :data:`.file_kinds.FILE_KINDS` by file name, so that
 ``epic-levels validate`` and the ingestion assets apply the same rules. Validation works on whole columns
 (pandas), not row by row, and reports *every* problem as a :class:`~epic_levels_pipeline.errors.Problem`
 naming file, row and column.
@@ -23,66 +23,28 @@ Decisions worth knowing:
   ``sounds`` and ``narrations`` tables; their readers and decisions are in :mod:`.hd_epic_streams`.
 
 The readers live by concern: :mod:`.canonical` (the tables' columns, :class:`Loaded`), :mod:`.csv_readers`
-and :mod:`.json_readers` (one reader per file kind) and :mod:`.validation` (the column checks they share); this
-module registers the file kinds and reads a folder into :class:`Annotations`. Every name is importable from here.
+and :mod:`.json_readers` (one reader per file kind) and :mod:`.validation` (the column checks they share); :mod:`.file_kinds`
+registers the file kinds; this module reads a folder into :class:`Annotations`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 
 from ..errors import AnnotationError, Problem
 from .canonical import TABLE_COLUMNS, Loaded, empty_table
-from .csv_readers import _read_activities, _read_classes, _read_narrations, _read_sounds, _read_videos
-from .json_readers import _read_assoc, _read_recipes
+from .csv_readers import _read_activities
+from .file_kinds import FILE_KINDS, file_kind
+from .layout import locate
 from .validation import _display
-
-
-@dataclass(frozen=True)
-class FileKind:
-    name: str
-    table: str
-    pattern: str  # regular expression on the file name
-    reader: Callable[[Path], Loaded]
-    dataset: str
-
-
-FILE_KINDS: list[FileKind] = [
-    FileKind("epic_sounds_segments", "sounds", r"^EPIC_Sounds_(validation|train)\.csv$|^sound_events_not_categorised\.csv$", _read_sounds, "epic_sounds"),
-    FileKind("epic_100_narrations", "narrations", r"^EPIC_100_(validation|train)[A-Za-z0-9_]*\.csv$", _read_narrations, "epic_sounds"),
-    FileKind("hd_epic_activities", "activities", r"^P\d+_recipe_timestamps\.csv$", _read_activities, "hd_epic"),
-    FileKind("hd_epic_recipes", "recipe_steps", r"^complete_recipes\.json$", _read_recipes, "hd_epic"),
-    FileKind("hd_epic_object_tracks", "object_tracks", r"^assoc_info\.json$", _read_assoc, "hd_epic"),
-    FileKind("class_vocabulary", "vocabulary", r"^(EPIC_100|HD_EPIC)_(noun|verb)_classes\.csv$", _read_classes, "*"),
-    FileKind("video_info", "videos", r"^EPIC_100_video_info\.csv$|^HD_EPIC_YouTube_URLs\.csv$", _read_videos, "*"),
-]
-
-from . import hd_epic_streams  # noqa: E402  (HD-EPIC's own sounds and narrations; it reads this module only when called)
-
-FILE_KINDS += [FileKind(*kind) for kind in hd_epic_streams.KINDS]
-
-
-def file_kind(path: Path) -> FileKind | None:
-    """The registered kind a file name belongs to, or None (the file is not read by epic-levels)."""
-    for kind in FILE_KINDS:
-        if re.search(kind.pattern, path.name):
-            # EPIC_100_train_missing_timestamp_narrations.csv is an id list, not narrations.
-            if kind.name == "epic_100_narrations" and "missing" in path.name:
-                return None
-            return kind
-    return None
 
 
 def discover(paths: list[Path]) -> tuple[list[Path], list[Path]]:
     """Expand folders (each an annotations root: :func:`.layout.locate` decides which of its files are read);
     return (annotation files, files skipped: test split, shadowed copies, files no kind reads)."""
-    from .layout import locate
-
     found: list[Path] = []
     skipped: list[Path] = []
     for path in paths:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from . import kinds
 from .rows import _ids_by, _missing
 
 
@@ -105,7 +104,3 @@ class Presence:
     @cached_property
     def present_objects(self) -> set[str]:
         return {r.object_name for r in self.track_records if not _missing(r.object_name)}
-
-    def present(self, value: str) -> bool | None:
-        """Does the entity occur anywhere in the window? None when presence cannot tell (numbers)."""
-        return kinds.present(self, value)

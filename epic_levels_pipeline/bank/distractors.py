@@ -12,7 +12,7 @@ import numpy as np
 from ..annotations.values import CandidateValue
 from .candidates import Candidate, Drawn, Pool
 from .clip_view import ClipView
-from .kinds import render
+from .kinds import present as present_in, render
 from .options import ENTITY_KINDS, OptionSet
 from .pools import POOLS, offered, option_texts
 
@@ -161,7 +161,7 @@ class _Draw:
         values = tuple(source.values[taken].tolist())
         at = source.at[taken].tolist()
         present = ((source.present,) * len(values) if source.present is not None
-                   else tuple(map(self.view.present, values)))
+                   else tuple(present_in(self.view, v) for v in values))
         return Drawn(source.strategy, values, tuple(self.taken.values()), present,
                      tuple(tuple(source.rows_of(a)) for a in at), tuple(map(source.note_of, at)), offered)
 

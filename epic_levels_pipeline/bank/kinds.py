@@ -18,14 +18,11 @@ from __future__ import annotations
 
 import random
 import re
-from typing import TYPE_CHECKING
 
 from ..annotations.catalogue import Catalogue, action_text, object_class
 from ..annotations.language import action_phrase, capitalise, cue_phrase, first_sentence, noun_display
 from ..annotations.values import CandidateValue
-
-if TYPE_CHECKING:
-    from .clip_view import ClipView
+from .clip_view import ClipView
 
 
 class Kind:

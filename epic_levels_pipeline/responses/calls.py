@@ -44,10 +44,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Awaitable, Callable, ClassVar, Sequence
-
-if TYPE_CHECKING:
-    from .cache import CallCache
+from typing import Awaitable, Callable, ClassVar, Protocol, Sequence
 
 STATUSES = ("ok", "error", "skipped")
 
@@ -56,7 +53,7 @@ STATUSES = ("ok", "error", "skipped")
 class CallRequest:
     """One question to one responder.
 
-    ``cache_key`` identifies the answer (see :func:`.call_cache.cache_key`); the runner trusts it and
+    ``cache_key`` identifies the answer (see :func:`.cache.cache_key`); the runner trusts it and
     never recomputes it. ``media_path``/``media_sha256`` name the clip file sent with the prompt (None:
     text only); ``start_offset_s``/``end_offset_s`` restrict the model to part of it. ``settings`` are
     responder-specific knobs (temperature, output schema, ...) and must be JSON-serialisable because
@@ -100,6 +97,14 @@ class CallResult:
     cached: bool = False
     route: str = ""
     cached_tokens: int = 0
+
+
+class ResultCache(Protocol):
+    """What the call loop needs of a cache: :class:`.cache.CallCache` (which stores these types) is the one."""
+
+    def get(self, key: str) -> CallResult | None: ...
+
+    def put(self, result: CallResult, request: CallRequest | None = None) -> None: ...
 
 
 class RetryableError(Exception):
@@ -257,7 +262,7 @@ def _backoff(attempt: int, base_delay: float, max_delay: float, rng: random.Rand
     return delay
 
 
-def serve_cached(requests: Sequence[CallRequest], cache: "CallCache | None", results: list
+def serve_cached(requests: Sequence[CallRequest], cache: "ResultCache | None", results: list
                  ) -> tuple[dict[str, list[int]], list[CallRequest], int]:
     """Cache first: fill ``results`` (by position) from ``ok`` rows; returns the positions of each key
     (a key is answered once however many requests share it), the first request of every key still to
@@ -281,7 +286,7 @@ def serve_cached(requests: Sequence[CallRequest], cache: "CallCache | None", res
 async def run_calls(
     requests: Sequence[CallRequest],
     call: Call,
-    cache: "CallCache | None",
+    cache: "ResultCache | None",
     *,
     rpm: float | None = 60,
     concurrency: int = 8,
@@ -405,7 +410,7 @@ def run_blocking(coro):
     return box["value"]
 
 
-def run_calls_sync(requests: Sequence[CallRequest], call: Call, cache: "CallCache | None",
+def run_calls_sync(requests: Sequence[CallRequest], call: Call, cache: "ResultCache | None",
                    **kwargs) -> tuple[list[CallResult], CallStats]:
     """Blocking :func:`run_calls` (see :func:`run_blocking`). ``call`` must not be tied to another
     event loop (:class:`.gemini.GeminiCaller` keeps one SDK client per loop, so it is fine)."""

@@ -36,7 +36,7 @@ import numpy as np
 from ..annotations.catalogue import Catalogue
 from ..annotations.values import CandidateValue
 from ..bank.clip_view import ClipView
-from ..bank.kinds import names_in_clip, random_name
+from ..bank.kinds import names_in_clip, present as present_in, random_name
 from ..bank.levels import STREAMS
 from ..formats.parsing import render_reply
 from ..formats.registry import reply_format
@@ -198,13 +198,13 @@ def random_entity(cat: Catalogue, like_value: str, rng: random.Random) -> str:
 def presence(ctx: Context) -> str:
     item, fmt, view = ctx.item, reply_format(ctx.item), ctx.view
     rng = _rng("presence", ctx)
-    present = [view.present(v) for v in item.option_values]
+    present = [present_in(view, v) for v in item.option_values]
     if item.format == "yes_no":
-        p = view.present(item.statement_value)
+        p = present_in(view, item.statement_value)
         return _reply(ctx, fmt, rng.choice(["yes", "no"]) if p is None else ("yes" if p else "no"))
     if item.format == "statements":
         statements = _statements(ctx)
-        flags = [view.present(s["value"]) for s in statements]
+        flags = [present_in(view, s["value"]) for s in statements]
         letters = [LETTERS[i] for i, f in enumerate(flags) if f]
         return _reply(ctx, fmt, letters or [LETTERS[rng.randrange(len(statements))]])
     if fmt in ("option_judgement", "open_with_reason_judgement"):

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from epic_levels_pipeline.annotations.layout import UPSTREAM_FILES, locate, logical_file, split_from_name
-from epic_levels_pipeline.annotations.readers import file_kind, load_annotations, validate_paths
+from epic_levels_pipeline.annotations.file_kinds import file_kind
+from epic_levels_pipeline.annotations.readers import load_annotations, validate_paths
 from epic_levels_pipeline.errors import AnnotationError
 
 from ..conftest import ROOT, STAGED

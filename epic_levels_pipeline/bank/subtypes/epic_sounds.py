@@ -12,7 +12,7 @@ from ..clip_view import ClipView, _missing
 from ..cues import CUE_CLEAR_S, CUE_COVER_S
 from ..distractors import Candidate
 from ..levels import Evidence, moments, outside_window
-from . import LEAKY_TOO, Draft, Subtype, _answer, _skip, register
+from .registry import LEAKY_TOO, Draft, Subtype, answer_candidate, register, skip
 
 
 def _unlabelled_caveat(view: ClipView) -> list[str]:
@@ -22,7 +22,7 @@ def _unlabelled_caveat(view: ClipView) -> list[str]:
 
 def gen_sound_presence(view: ClipView):
     if not len(view.categorised_records):
-        yield _skip("no categorised sound in the window")
+        yield skip("no categorised sound in the window")
         return
     classes = sorted(view.present_sound_classes)
     stand_alone = len(classes) == 1 and not len(view.uncategorised_records)
@@ -31,7 +31,7 @@ def gen_sound_presence(view: ClipView):
         yield Draft(
             "easy_sound_presence", {}, "Which of these sounds can be heard in the clip?",
             "What sound can be heard in the clip?", "{option} can be heard during this clip.",
-            _answer(view, f"sound:{c}", [f"sound:{r.row_id}" for r in rows]), "sound", "sound",
+            answer_candidate(view, f"sound:{c}", [f"sound:{r.row_id}" for r in rows]), "sound", "sound",
             [Evidence("sound", r.row_id, float(r.start_s), float(r.stop_s), "occurrence", label=c) for r in rows],
             stand_alone, "exactly one sound class in the window" if stand_alone else f"{len(classes)} sound classes (and {len(view.uncategorised_records)} uncategorised sounds) in the window",
             exclude={f"sound:{k}" for k in classes},
@@ -41,7 +41,7 @@ def gen_sound_presence(view: ClipView):
 def gen_sound_object(view: ClipView):
     nouns = sorted({int(r.noun_class) for r in view.narration_records if not _missing(r.noun_class)})
     if not nouns:
-        yield _skip("no labelled narration in the window")
+        yield skip("no labelled narration in the window")
         return
     stand_alone = len(view.present_noun_classes) == 1 and not len(view.unlabelled_records)
     for n in nouns:
@@ -50,7 +50,7 @@ def gen_sound_object(view: ClipView):
             "easy_sound_object", {}, "Which of these objects does the camera wearer handle during the clip?",
             "Which object does the camera wearer handle during the clip?",
             "During this clip, the camera wearer handles the {option}.",
-            _answer(view, f"noun:{n}", [f"narration:{r.row_id}" for r in rows]), "noun", "entity",
+            answer_candidate(view, f"noun:{n}", [f"narration:{r.row_id}" for r in rows]), "noun", "entity",
             [view.narration_evidence(r, "occurrence", None) for r in rows],
             stand_alone, "one object handled in the window" if stand_alone else "several objects are handled in the window",
             caveats=_unlabelled_caveat(view),
@@ -63,7 +63,7 @@ def gen_action_presence(view: ClipView):
     (``absent_from_clip``), so each is done nowhere in it. Stands alone only when the window has one action."""
     actions = sorted(view.present_actions)
     if not actions:
-        yield _skip("no labelled narration in the window")
+        yield skip("no labelled narration in the window")
         return
     stand_alone = len(actions) == 1 and not len(view.unlabelled_records)
     for v, n in actions:
@@ -72,7 +72,7 @@ def gen_action_presence(view: ClipView):
             "easy_sound_action", {}, "Which of these actions does the camera wearer do during the clip?",
             "What does the camera wearer do during the clip?",
             "During this clip, the camera wearer is {option}.",
-            _answer(view, f"action:{v}:{n}", [f"narration:{r.row_id}" for r in rows]), "action", "action",
+            answer_candidate(view, f"action:{v}:{n}", [f"narration:{r.row_id}" for r in rows]), "action", "action",
             [view.narration_evidence(r, "occurrence", None) for r in rows],
             stand_alone, "one action in the window" if stand_alone else f"{len(actions)} actions in the window",
             exclude={f"action:{a}:{b}" for a, b in actions}, caveats=_unlabelled_caveat(view),
@@ -82,19 +82,19 @@ def gen_action_presence(view: ClipView):
 def _cues(view: ClipView):
     """Sound classes heard exactly once, inside the window, with labelled narrations at that moment."""
     if not len(view.categorised_records):
-        yield _skip("no categorised sound in the window: no cue")
+        yield skip("no categorised sound in the window: no cue")
         return
     for c in sorted(view.occurrences):
         occ = view.cue(c)
         if occ is None:
-            yield _skip("cue class heard more than once or crosses the window edge")
+            yield skip("cue class heard more than once or crosses the window edge")
             continue
         if view.unlabelled_overlaps(occ.start_s, occ.stop_s):
-            yield _skip("an unlabelled narration overlaps the cue: what is handled is unknown")
+            yield skip("an unlabelled narration overlaps the cue: what is handled is unknown")
             continue
         at = view.records_at(occ.start_s, occ.stop_s)
         if not at:
-            yield _skip("no narration at the cued moment")
+            yield skip("no narration at the cued moment")
             continue
         yield c, occ, at
 
@@ -147,7 +147,7 @@ def gen_sound_object_at_cue(view: ClipView):
             f"At the moment you hear {cue}, which object is the camera wearer handling?",
             f"At the moment you hear {cue}, which object is the camera wearer handling?",
             f"At the moment you hear {cue}, the camera wearer is handling the {{option}}.",
-            _answer(view, f"noun:{n}", [f"narration:{r.row_id}" for r in rows]), "noun", "entity",
+            answer_candidate(view, f"noun:{n}", [f"narration:{r.row_id}" for r in rows]), "noun", "entity",
             view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in rows],
             stand_alone, reason,
             exclude={f"noun:{x}" for x in mention}, caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
@@ -173,7 +173,7 @@ def gen_movement_at_cue(view: ClipView):
             f"At the moment you hear {cue}, what is the camera wearer doing?",
             f"At the moment you hear {cue}, what is the camera wearer doing?",
             f"At the moment you hear {cue}, the camera wearer is {{option}}.",
-            _answer(view, f"action:{v}:{n}", [f"narration:{r.row_id}" for r in rows]), "action", "action",
+            answer_candidate(view, f"action:{v}:{n}", [f"narration:{r.row_id}" for r in rows]), "action", "action",
             view.sound_evidence(occ, "cue") + [view.narration_evidence(r, "answer", occ.mid_s) for r in rows],
             stand_alone, reason,
             exclude={f"action:{a}:{b}" for a, b in pairs}, caveats=_unlabelled_caveat(view) + _cue_caveats(view, c),
@@ -193,16 +193,16 @@ def gen_purpose(view: ClipView):
             continue
         c, occ, at = item
         if len({view.pair(r) for r in at}) != 1:
-            yield _skip("more than one action at the cued moment")
+            yield skip("more than one action at the cued moment")
             continue
         found = S.next_after_cue(view, {"cue_class": c})
         anchor, nxt = found if found else (None, None)
         if nxt is None:
             _, reason = view.next_narration(anchor, shares_object=True) if anchor is not None else (None, "no action at the cue")
-            yield _skip(reason or "no next action")
+            yield skip(reason or "no next action")
             continue
         if nxt.start_s - occ.mid_s < 1.0:
-            yield _skip("what the action leads to starts within the cued moment")
+            yield skip("what the action leads to starts within the cued moment")
             continue
         v, n = view.pair(nxt)
         cue = cue_phrase(c)
@@ -211,7 +211,7 @@ def gen_purpose(view: ClipView):
             f"At the moment you hear {cue}, what is the camera wearer getting ready to do?",
             f"At the moment you hear {cue}, what is the camera wearer getting ready to do?",
             f"At the moment you hear {cue}, the camera wearer is getting ready to {{option}}.",
-            _answer(view, f"purpose:{v}:{n}", [f"narration:{nxt.row_id}"]), "purpose", "purpose",
+            answer_candidate(view, f"purpose:{v}:{n}", [f"narration:{nxt.row_id}"]), "purpose", "purpose",
             view.sound_evidence(occ, "cue") + [view.narration_evidence(anchor, "context", occ.mid_s),
                                                view.narration_evidence(nxt, "answer", nxt.start_s)],
             True, "one next action follows the cued moment",
@@ -246,13 +246,13 @@ def gen_sound_moment(view: ClipView):
     sounds near N. ``at_s`` is N, read inside the segment of the occurrence nearest to it."""
     clip = view.clip
     if not len(view.categorised_records):
-        yield _skip("no categorised sound in the window: no time cue")
+        yield skip("no categorised sound in the window: no time cue")
         return
     used: set[int] = set()
     for occ in sorted((o for group in view.occurrences.values() for o in group), key=lambda o: (o.start_s, o.sound_class)):
         reason = outside_window([Evidence("sound", "+".join(occ.row_ids), occ.start_s, occ.stop_s, "answer")], clip)
         if reason:
-            yield _skip(reason)
+            yield skip(reason)
             continue
         def others(t: float, c: str = occ.sound_class) -> int:  # len((heard | maybe) - {c}), one set fewer made
             heard, maybe, _ = sounds_near_cue(view, t)
@@ -261,7 +261,7 @@ def gen_sound_moment(view: ClipView):
 
         offset = cues.first_free(cues.cue_seconds(clip, occ.start_s, occ.stop_s, others), used)
         if offset is None:
-            yield _skip(f"no free second of the window that the sound covers within {CUE_COVER_S} s")
+            yield skip(f"no free second of the window that the sound covers within {CUE_COVER_S} s")
             continue
         instant = clip.start_s + offset
         heard, maybe, unknown = sounds_near_cue(view, instant)
@@ -277,7 +277,7 @@ def gen_sound_moment(view: ClipView):
             f"About {when} into the clip, which sound do you hear?",
             f"About {when} into the clip, which sound do you hear?",
             f"{{option}} can be heard about {when} into the clip.",
-            _answer(view, f"sound:{occ.sound_class}", [f"sound:{r}" for r in occ.row_ids]), "sound", "sound",
+            answer_candidate(view, f"sound:{occ.sound_class}", [f"sound:{r}" for r in occ.row_ids]), "sound", "sound",
             [Evidence("sound", row.row_id, float(row.start_s), float(row.stop_s), "answer", at_s=float(instant),
                       label=str(row.sound_class))],
             alone, "exactly one sound is heard at the cued time" if alone
@@ -288,17 +288,17 @@ def gen_sound_moment(view: ClipView):
 
 def gen_count(view: ClipView):
     if not len(view.categorised_records):
-        yield _skip("no categorised sound in the window")
+        yield skip("no categorised sound in the window")
         return
     for c, occ in sorted(view.occurrences.items()):
         if len(occ) < 2:
             continue
         if len(moments([o.mid_s for o in occ])) < 2:
-            yield _skip("occurrences too close together to be told apart as separate moments")
+            yield skip("occurrences too close together to be told apart as separate moments")
             continue
         n = S.countable(view, c)
         if n is None:
-            yield _skip("count not trustworthy: an uncategorised sound may be this class, or it crosses the edge")
+            yield skip("count not trustworthy: an uncategorised sound may be this class, or it crosses the edge")
             continue
         cue = cue_phrase(c)
         evidence = [e for o in occ for e in view.sound_evidence(o, "sequence")]
@@ -320,12 +320,12 @@ def gen_sound_order(view: ClipView):
     between). Wrong options are other sounds of the clip (or, in the leaky variant, absent ones); the cue's
     own class is never one."""
     if not len(view.categorised_records):
-        yield _skip("no categorised sound in the window: no cue")
+        yield skip("no categorised sound in the window: no cue")
         return
     for c in sorted(view.occurrences):
         found, reason = S.next_sound(view, c)
         if found is None:
-            yield _skip(reason)
+            yield skip(reason)
             continue
         occ, nxt = found
         cue = cue_phrase(c)
@@ -334,7 +334,7 @@ def gen_sound_order(view: ClipView):
             f"After you hear {cue}, which sound do you hear next?",
             f"After you hear {cue}, which sound do you hear next?",
             f"{{option}} is the next sound you hear after you hear {cue}.",
-            _answer(view, f"sound:{nxt.sound_class}", [f"sound:{r}" for r in nxt.row_ids]), "sound", "sound",
+            answer_candidate(view, f"sound:{nxt.sound_class}", [f"sound:{r}" for r in nxt.row_ids]), "sound", "sound",
             view.sound_evidence(occ, "cue") + view.sound_evidence(nxt, "answer"),
             True, "one sound is heard next after the cue",
             exclude={f"sound:{c}"}, caveats=_cue_caveats(view, c),
@@ -344,20 +344,20 @@ def gen_sound_order(view: ClipView):
 def gen_action_next(view: ClipView):
     narr = view.narration_records
     if len(narr) < 2:
-        yield _skip("fewer than two labelled actions in the window")
+        yield skip("fewer than two labelled actions in the window")
         return
     by_pair = view.narrations_by_pair
     for r, pair in zip(narr, view.narration_pairs):
         if len(by_pair[pair]) != 1:
-            yield _skip("the anchor action is done more than once in the window: 'after' it is ambiguous")
+            yield skip("the anchor action is done more than once in the window: 'after' it is ambiguous")
             continue
         found = S.anchored_next(view, {"anchor_pair": list(pair)})
         nxt = found[1] if found else None
         if nxt is None:
-            yield _skip(view.next_narration(r)[1] or "no next action")
+            yield skip(view.next_narration(r)[1] or "no next action")
             continue
         if nxt.start_s - r.start_s < 1.0:
-            yield _skip("the next action starts within a second")
+            yield skip("the next action starts within a second")
             continue
         anchor_text = action_phrase(r.narration, list(r.all_nouns), "gerund", r.verb)
         v, n = view.pair(nxt)
@@ -366,7 +366,7 @@ def gen_action_next(view: ClipView):
             f"What is the camera wearer's next action after {anchor_text}?",
             f"What is the camera wearer's next action after {anchor_text}?",
             f"Right after {anchor_text}, the camera wearer's next action is {{option}}.",
-            _answer(view, f"action:{v}:{n}", [f"narration:{nxt.row_id}"]), "action", "action",
+            answer_candidate(view, f"action:{v}:{n}", [f"narration:{nxt.row_id}"]), "action", "action",
             [view.narration_evidence(r, "context", r.start_s), view.narration_evidence(nxt, "answer", nxt.start_s)],
             True, "one next action follows the anchor",
             exclude={f"action:{pair[0]}:{pair[1]}"}, caveats=_unlabelled_caveat(view),

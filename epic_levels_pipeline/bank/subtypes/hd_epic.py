@@ -14,7 +14,7 @@ from ..cues import CUE_CLEAR_S, CUE_COVER_S
 from ..distractors import offered, option_texts, render
 from ..options import ENTITY_KINDS
 from ..levels import Evidence, moments, outside_window
-from . import LEAKY_TOO, Draft, Subtype, _answer, _skip, register
+from .registry import LEAKY_TOO, Draft, Subtype, answer_candidate, register, skip
 
 
 def _main_activity(view: ClipView):
@@ -62,7 +62,7 @@ def _goal_draft(view: ClipView, subtype: str, extra: list[Evidence], label: str,
         subtype, {}, "What activity is the camera wearer working on?",
         "What activity is the camera wearer working on?",
         "The camera wearer is working on this activity: {option}.",
-        _answer(view, f"activity:{label}", [f"activity:{r.row_id}" for r in rows]), "activity", "activity",
+        answer_candidate(view, f"activity:{label}", [f"activity:{r.row_id}" for r in rows]), "activity", "activity",
         [Evidence("activity", r.row_id, float(r.start_s), float(r.stop_s), "answer", label=label) for r in rows] + extra,
         stand_alone, "one activity spans the window" if stand_alone else "several activities overlap the window",
     )
@@ -71,7 +71,7 @@ def _goal_draft(view: ClipView, subtype: str, extra: list[Evidence], label: str,
 def gen_easy_goal(view: ClipView):
     found, reason = _main_activity(view)
     if not found:
-        yield _skip(reason)
+        yield skip(reason)
         return
     yield _goal_draft(view, "easy_goal", [], *found)
 
@@ -79,23 +79,23 @@ def gen_easy_goal(view: ClipView):
 def gen_medium_goal(view: ClipView):
     found, reason = _main_activity(view)
     if not found:
-        yield _skip(reason)
+        yield skip(reason)
         return
     tracks = [r for r in view.track_records if r.start_s >= view.clip.start_s]
     evidence = [Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "sequence", at_s=round(float(r.start_s), 3),
                          label=str(r.object_name)) for r in tracks]
     if len(moments([e.at_s for e in evidence])) < 2:
-        yield _skip("fewer than two object movements start in the window: no action sequence")
+        yield skip("fewer than two object movements start in the window: no action sequence")
         return
     draft = _goal_draft(view, "medium_goal", evidence, *found)
     reason = rank_shortfall(view, draft, "shares_objects")
-    yield _skip(reason) if reason else draft
+    yield skip(reason) if reason else draft
 
 
 def gen_easy_object(view: ClipView):
     names = sorted(n for n in view.present_objects if not is_placeholder_name(n))
     if not names:
-        yield _skip("no named object moved in the window")
+        yield skip("no named object moved in the window")
         return
     stand_alone = len(names) == 1
     for name in names:
@@ -104,7 +104,7 @@ def gen_easy_object(view: ClipView):
             "easy_object", {}, "Which of these objects does the camera wearer move during the clip?",
             "Which object does the camera wearer move during the clip?",
             "During this clip, the camera wearer moves the {option}.",
-            _answer(view, f"object:{name}", [f"object_track:{r.row_id}" for r in rows]), "object", "entity",
+            answer_candidate(view, f"object:{name}", [f"object_track:{r.row_id}" for r in rows]), "object", "entity",
             [Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "occurrence", label=f"{name} (raw: {r.raw_name})")
              for r in rows],
             stand_alone, "one object moved in the window" if stand_alone else "several objects are moved in the window",
@@ -134,22 +134,22 @@ def gen_object_moment(view: ClipView):
     ``at_s`` is N, read inside the row."""
     clip = view.clip
     if not view.track_records:
-        yield _skip("no object moved in the window")
+        yield skip("no object moved in the window")
         return
     used: set[int] = set()
     for r in view.track_records:
         if is_placeholder_name(r.object_name):
-            yield _skip("the object moved has no name (placeholder track name)")
+            yield skip("the object moved has no name (placeholder track name)")
             continue
         answer = Evidence("object_track", r.row_id, float(r.start_s), float(r.stop_s), "answer",
                           label=f"{r.object_name} (raw: {r.raw_name})")
         reason = outside_window([answer], clip)
         if reason:
-            yield _skip(reason)
+            yield skip(reason)
             continue
         offset = cues.first_free(cue_seconds(view, r), used)
         if offset is None:
-            yield _skip(f"no free second of the window that the key's row covers within {CUE_COVER_S} s")
+            yield skip(f"no free second of the window that the key's row covers within {CUE_COVER_S} s")
             continue
         instant = clip.start_s + offset
         near = S.objects_near(view, instant, CUE_CLEAR_S)
@@ -160,7 +160,7 @@ def gen_object_moment(view: ClipView):
             f"About {when} into the clip, which object is the camera wearer moving?",
             f"About {when} into the clip, which object is the camera wearer moving?",
             f"About {when} into the clip, the camera wearer is moving the {{option}}.",
-            _answer(view, f"object:{r.object_name}", [f"object_track:{r.row_id}"]), "object", "entity",
+            answer_candidate(view, f"object:{r.object_name}", [f"object_track:{r.row_id}"]), "object", "entity",
             [replace(answer, at_s=float(instant))],
             alone, "exactly one object moves at the cued time" if alone
             else "other objects move at the cued time too (none of them is an option): options are needed",
@@ -171,26 +171,26 @@ def gen_object_moment(view: ClipView):
 def gen_object_order(view: ClipView):
     names = sorted(n for n in view.present_objects if not is_placeholder_name(n))
     if len(names) < 2:
-        yield _skip("fewer than two objects moved in the window")
+        yield skip("fewer than two objects moved in the window")
         return
     for anchor in names:
         found, reason = S.next_object_or_why(view, anchor)
         if not found:
-            yield _skip(reason)
+            yield skip(reason)
             continue
         a, b = found
         if is_placeholder_name(b.object_name):
-            yield _skip("the next object has no name (placeholder track name)")
+            yield skip("the next object has no name (placeholder track name)")
             continue
         if b.start_s - a.start_s < 1.0:
-            yield _skip("the next movement starts within a second of the anchor")
+            yield skip("the next movement starts within a second of the anchor")
             continue
         yield Draft(
             "medium_object_order", {"anchor": anchor},
             f"Right after moving the {anchor}, which object does the camera wearer move next?",
             f"Right after moving the {anchor}, which object does the camera wearer move next?",
             f"Right after moving the {anchor}, the camera wearer next moves the {{option}}.",
-            _answer(view, f"object:{b.object_name}", [f"object_track:{b.row_id}"]), "object", "entity",
+            answer_candidate(view, f"object:{b.object_name}", [f"object_track:{b.row_id}"]), "object", "entity",
             [Evidence("object_track", a.row_id, float(a.start_s), float(a.stop_s), "context", at_s=float(a.start_s), label=anchor),
              Evidence("object_track", b.row_id, float(b.start_s), float(b.stop_s), "answer", at_s=float(b.start_s),
                       label=str(b.object_name))],
@@ -202,12 +202,12 @@ def gen_object_order(view: ClipView):
 def gen_next_step(view: ClipView):
     steps = view.step_records
     if not steps:
-        yield _skip("no recipe step in the window")
+        yield skip("no recipe step in the window")
         return
     for recipe_key in sorted({r.recipe_key for r in steps if bool(r.in_window)}):
         found = S.next_step(view, recipe_key)
         if not found:
-            yield _skip("no step after the current one starts after the window")
+            yield skip("no step after the current one starts after the window")
             continue
         current, nxt = found
         clip = view.clip
@@ -223,7 +223,7 @@ def gen_next_step(view: ClipView):
             "Which step of the recipe does the camera wearer carry out next, after this clip?",
             "Which step of the recipe does the camera wearer carry out next, after this clip?",
             "After this clip, the next recipe step the camera wearer carries out is: {option}.",
-            _answer(view, f"step:{nxt.step_id}", [f"recipe_step:{nxt.row_id}"]), "step", "recipe_step",
+            answer_candidate(view, f"step:{nxt.step_id}", [f"recipe_step:{nxt.row_id}"]), "step", "recipe_step",
             provenance, False, "a recipe step has no single short wording: options are needed",
             exclude={f"step:{current.step_id}"},
         )

@@ -68,7 +68,7 @@ def annotation_tables(context: dg.AssetExecutionContext, project: ProjectResourc
 def _table_of(file_name: str) -> str:
     from pathlib import Path
 
-    from ...annotations.readers import file_kind
+    from ...annotations.file_kinds import file_kind
 
     kind = file_kind(Path(file_name))
     return kind.table if kind else ""

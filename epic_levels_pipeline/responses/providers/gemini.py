@@ -73,6 +73,7 @@ from google.genai import errors, types
 from ..cache import CallCache
 from ..calls import CallRequest, CallResult, run_blocking
 from .base import DEFAULT_ENDPOINT as _DEFAULT_ENDPOINTS, api_key_from_env as _key_from_env, identity_of, with_identity
+from .gemini_batch import run_batch
 from .gemini_context import GeminiContextCaching, _ContextCache, _cache_gone
 from .gemini_files import GeminiFiles
 from .gemini_wire import _classify, _describe, _empty_reason, _LoopState
@@ -170,6 +171,19 @@ class GeminiCaller(GeminiFiles, GeminiContextCaching, JudgeCalls):
             self._loops[loop] = state
         return state
 
+    def loop_client(self) -> genai.Client:
+        """The SDK client of the running event loop."""
+        return self._loop_state().client
+
+    async def batch_contents(self, request: CallRequest) -> tuple[list[types.Content], CallResult | None]:
+        """``request`` as a batch item's contents (the media part first, the item text last), or the
+        ``error`` result when its media cannot be used."""
+        media, _sha, failed = await self._media_part(self._loop_state(), request)
+        if failed is not None:
+            return [], failed
+        parts = [p for p in (media, types.Part(text=request.prompt)) if p is not None]
+        return [types.Content(role="user", parts=parts)], None
+
     async def aclose(self) -> None:
         """Close the SDK client of the running loop (clients of finished loops are dropped with
         them)."""
@@ -179,8 +193,8 @@ class GeminiCaller(GeminiFiles, GeminiContextCaching, JudgeCalls):
 
     # -- calling ----------------------------------------------------------------------------------
 
-    def _config(self, request: CallRequest, cached_content: str | None = None
-                ) -> types.GenerateContentConfig:
+    def generate_config(self, request: CallRequest, cached_content: str | None = None
+                        ) -> types.GenerateContentConfig:
         s, o = self.settings, request.settings or {}
         budget = o.get("thinking_budget", s.thinking_budget)
         schema = o.get("response_schema")
@@ -226,7 +240,7 @@ class GeminiCaller(GeminiFiles, GeminiContextCaching, JudgeCalls):
             try:
                 response = await state.client.aio.models.generate_content(
                     model=model, contents=[types.Content(role="user", parts=parts)],
-                    config=self._config(request, cached.name if cached else None))
+                    config=self.generate_config(request, cached.name if cached else None))
             except Exception as exc:  # noqa: BLE001
                 if cached is not None and attempt == 1 and _cache_gone(exc):
                     # Expired (TTL) or deleted mid-run: recreate once (one creation however many
@@ -267,8 +281,6 @@ class GeminiCaller(GeminiFiles, GeminiContextCaching, JudgeCalls):
 
     def run_batch(self, requests, cache: CallCache | None, **kwargs):
         """Answer ``requests`` through the Batch API, blocking (:func:`.gemini_batch.run_batch`)."""
-        from .gemini_batch import run_batch
-
         return run_blocking(run_batch(requests, self, cache, **kwargs))
 
     def end_run(self) -> None:

@@ -37,7 +37,7 @@ import os
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from google.genai import types
 
@@ -45,7 +45,6 @@ from ..calls import CallRequest, CallResult, CallStats, serve_cached
 
 if TYPE_CHECKING:
     from ..cache import BatchJobRecord, CallCache
-    from .gemini import GeminiCaller
 
 INLINE_LIMIT_BYTES = 20_000_000
 SUCCEEDED = frozenset({"JOB_STATE_SUCCEEDED", "JOB_STATE_PARTIALLY_SUCCEEDED"})
@@ -72,15 +71,31 @@ class BatchStats(CallStats):
         return f"batch: {len(self.jobs)} jobs ({text or 'none'}), {done}/{total} items done"
 
 
+class BatchCaller(Protocol):
+    """What a batch run needs of its caller (:class:`.gemini.GeminiCaller`)."""
+
+    @property
+    def model(self) -> str: ...
+
+    def loop_client(self): ...
+
+    async def batch_contents(self, request: CallRequest) -> tuple[list[types.Content], CallResult | None]: ...
+
+    def generate_config(self, request: CallRequest) -> types.GenerateContentConfig: ...
+
+    def result_of(self, request: CallRequest, response: types.GenerateContentResponse, latency_s: float = 0.0,
+                  route: str = "") -> CallResult: ...
+
+
 def state_name(state) -> str:
     if state is None:
         return "JOB_STATE_UNSPECIFIED"
     return state.value if hasattr(state, "value") else str(state)
 
 
-def rest_request(contents: list[types.Content], request: CallRequest, caller: "GeminiCaller") -> dict:
+def rest_request(contents: list[types.Content], request: CallRequest, caller: "BatchCaller") -> dict:
     """A generate request in the REST API's JSON form (for a JSONL input file)."""
-    config = caller._config(request)
+    config = caller.generate_config(request)
     generation = {
         "temperature": config.temperature, "maxOutputTokens": config.max_output_tokens,
         "thinkingConfig": ({"thinkingBudget": config.thinking_config.thinking_budget}
@@ -103,7 +118,7 @@ def _item(request: CallRequest) -> dict:
             "condition": request.condition}
 
 
-async def run_batch(requests: Sequence[CallRequest], caller: "GeminiCaller", cache: "CallCache | None", *,
+async def run_batch(requests: Sequence[CallRequest], caller: "BatchCaller", cache: "CallCache | None", *,
                     poll_interval_s: float = 5.0, max_poll_interval_s: float = 60.0,
                     inline_limit_bytes: int = INLINE_LIMIT_BYTES, timeout_s: float | None = None,
                     progress: Callable[[str], None] | None = print) -> tuple[list[CallResult], BatchStats]:
@@ -121,8 +136,7 @@ async def run_batch(requests: Sequence[CallRequest], caller: "GeminiCaller", cac
             results[i] = result
         pending.pop(req.cache_key, None)
 
-    state = caller._loop_state()
-    client = state.client
+    client = caller.loop_client()
     polling: dict[str, dict] = {}  # job name -> {"items": [...], "info": stats dict}
 
     # 1. Jobs recorded by an earlier (perhaps killed) run that carry any of these requests.
@@ -148,13 +162,11 @@ async def run_batch(requests: Sequence[CallRequest], caller: "GeminiCaller", cac
         items: list[dict] = []
         size = 0
         for req in reqs:
-            media, _sha, failed = await caller._media_part(state, req)
+            contents, failed = await caller.batch_contents(req)
             if failed is not None:
                 finish(req, failed)
                 continue
-            parts = [p for p in (media, types.Part(text=req.prompt)) if p is not None]
-            contents = [types.Content(role="user", parts=parts)]
-            config = caller._config(req).model_copy(update={"http_options": None})
+            config = caller.generate_config(req).model_copy(update={"http_options": None})
             inlined.append(types.InlinedRequest(model=model, contents=contents, config=config,
                                                 metadata={"key": req.cache_key}))
             line = json.dumps({"key": req.cache_key, "request": rest_request(contents, req, caller)})
@@ -252,7 +264,7 @@ async def _upload_jsonl(client, lines: list[str]) -> str:
     return uploaded.name
 
 
-async def _store_results(client, caller: "GeminiCaller", job: types.BatchJob, items: list[dict],
+async def _store_results(client, caller: "BatchCaller", job: types.BatchJob, items: list[dict],
                          pending: dict[str, CallRequest], finish) -> None:
     """Each item of a succeeded job → a result in the cache (responses, per-item errors, gaps)."""
     outputs: list[tuple[str | None, types.GenerateContentResponse | None, object]] = []
