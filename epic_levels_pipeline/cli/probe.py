@@ -1,4 +1,5 @@
-"""``epic-levels probe``: one small request per route (text; video; video+audio) to each model, before a run."""
+"""``epic-levels probe``: one small request per route (text; video; video+audio) and a structured-output request
+to each model, before a run."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from .options import about, models_flags
 def add_parser(sub) -> None:
     p = sub.add_parser("probe", **about(
         "one small request per route (text; video; video+audio) to each model, on a clip made with "
-        "ffmpeg: accepted or the server's error, latency, prompt tokens"))
+        "ffmpeg, and a judge's JSON request: accepted or the server's error, latency, prompt tokens, and the "
+        "structured_output form the server takes"))
     models_flags(p, default_text="every model of the models file")
     p.set_defaults(fn=cmd_probe)
 
