@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from epic_levels_pipeline.annotations.clip_keys import read_manifest  # noqa: E402
 from epic_levels_pipeline.orchestration.distributed import run_distributed  # noqa: E402
-from epic_levels_pipeline.warehouse import query, table_digest  # noqa: E402
+from epic_levels_pipeline.storage.views import query, table_digest  # noqa: E402
 from epic_levels_pipeline_tests.fakes.cluster import LocalCluster  # noqa: E402
 
 sys.path.insert(0, str(REPO / "bench"))

@@ -36,7 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from epic_levels_pipeline.scoring.metrics import partials as P  # noqa: E402
-from epic_levels_pipeline.warehouse import TableStore, read_parquet, read_partitions, write_parquet  # noqa: E402
+from epic_levels_pipeline.storage.consolidated import read_partitions  # noqa: E402
+from epic_levels_pipeline.storage.parquet import read_parquet, write_parquet  # noqa: E402
+from epic_levels_pipeline.storage.table_store import TableStore  # noqa: E402
 
 STAGED = ROOT.parent / "shared" / "data"
 

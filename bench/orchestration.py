@@ -71,7 +71,7 @@ from epic_levels_pipeline.defs.partitions import MAX_CLIPS_PER_RUN  # noqa: E402
 from epic_levels_pipeline.orchestration.local import load_definitions, run_pipeline  # noqa: E402
 from epic_levels_pipeline.pipeline import run_core  # noqa: E402
 from epic_levels_pipeline.settings import Paths  # noqa: E402
-from epic_levels_pipeline.warehouse import read_parquet  # noqa: E402
+from epic_levels_pipeline.storage.parquet import read_parquet  # noqa: E402
 
 # The Dagster side materializes what the core computes: the scored tables and everything upstream of them
 # (annotation tables, catalogue, clip rows, question bank with its checks, items with theirs, clip media,

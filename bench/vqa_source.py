@@ -18,7 +18,8 @@ import pandas as pd
 
 from epic_levels_pipeline.defs.partitions import batches, range_tags
 from epic_levels_pipeline.orchestration.local import asset_groups, load_definitions
-from epic_levels_pipeline.warehouse import TableStore, read_parquet
+from epic_levels_pipeline.storage.parquet import read_parquet
+from epic_levels_pipeline.storage.table_store import TableStore
 
 IMPORT = ["hd_epic_vqa_questions", "hd_epic_vqa_all_items", "hd_epic_vqa_import_report", "hd_epic_vqa_skipped"]
 QUIET = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}

@@ -2,7 +2,7 @@
 
 For each model × condition × format the estimate counts one call per item and condition, as
 :func:`responses.model_responses` would send them: ``clip`` and ``silenced`` (where the clip's audio is
-annotated: the items' ``audio_annotated``, :func:`.responses.offline.conditions_for`) carry the clip's video,
+annotated: the items' ``audio_annotated``, :func:`.responses.conditions.conditions_for`) carry the clip's video,
 ``no_clip`` is text only. Judge calls are added for a share of the open replies.
 
 **Every number here is an estimate.** The constants:
@@ -55,7 +55,7 @@ import pandas as pd
 from .annotations.clips import Clip
 from .annotations.clip_keys import read_manifest
 from .responses.models_config import ModelSpec, find_models_file, resolve
-from .responses.offline import conditions_for
+from .responses.conditions import conditions_for
 from .responses.pricing import DEFAULT_PRICES, MediaRates, Price, media_rates, parse_price, price_of, price_table_with
 from .responses.providers.gemini_pricing import (BATCH_SHARE, CACHED_INPUT_SHARE, MEDIA_CONDITIONS,
                                                  VIDEO_TOKENS_PER_S, media_groups, render_caching_and_batch)
@@ -111,7 +111,8 @@ def load_items(paths: Paths, clips: list[Clip] | None = None) -> tuple[pd.DataFr
     Returns (items, {"materialized": n_clips, "computed": n_clips})."""
     import pyarrow.parquet as pq
 
-    from .warehouse import TableStore, read_parquet
+    from .storage.parquet import read_parquet
+    from .storage.table_store import TableStore
 
     store = TableStore(paths.assets)
     clips = list(read_manifest(paths.manifest)) if clips is None else list(clips)

@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from epic_levels_pipeline import schemas
-from epic_levels_pipeline.warehouse import read_parquet, write_parquet
+from epic_levels_pipeline.storage.parquet import read_parquet, write_parquet
 
 
 def _over_marking(**changes):

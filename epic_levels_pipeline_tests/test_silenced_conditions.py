@@ -18,7 +18,7 @@ from epic_levels_pipeline.annotations.readers import load_annotations
 from epic_levels_pipeline.bank.build import build_bank
 from epic_levels_pipeline.bank.clip_view import ClipView
 from epic_levels_pipeline.formats.items import build_items
-from epic_levels_pipeline.responses.offline import conditions_for
+from epic_levels_pipeline.responses.conditions import conditions_for
 from epic_levels_pipeline.responses.runner import ClipMediaInfo, ModelRun, model_responses, offline_responses
 from epic_levels_pipeline.scoring.verdicts import verdicts
 from epic_levels_pipeline.settings import Paths
@@ -179,7 +179,8 @@ def test_caption_track_asks_silenced_where_the_rows_hold_sound(clips, tmp_path):
 
 def test_export_refuses_items_written_before_the_column(tmp_path):
     from epic_levels_pipeline.sharing.export import ExportError, materialized_items
-    from epic_levels_pipeline.warehouse import TableStore, write_parquet
+    from epic_levels_pipeline.storage.parquet import write_parquet
+    from epic_levels_pipeline.storage.table_store import TableStore
 
     store = TableStore(tmp_path / "assets")
     old = pd.DataFrame([{"item_id": "q#yes_no", "clip_key": HEARD.key, "dataset": "hd_epic"}])

@@ -9,8 +9,10 @@ import pyarrow.parquet as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from epic_levels_pipeline import warehouse
-from epic_levels_pipeline.warehouse import TableStore, read_parquet, read_partitions, write_parquet
+from epic_levels_pipeline.storage import consolidated as consolidated_copies, parquet
+from epic_levels_pipeline.storage.consolidated import read_partitions
+from epic_levels_pipeline.storage.parquet import read_parquet, write_parquet
+from epic_levels_pipeline.storage.table_store import TableStore
 
 NAME = "score_partials"
 
@@ -30,13 +32,13 @@ def _frame(clip: str, rows: int, salt: int) -> pa.Table:
 
 def _counting(monkeypatch) -> list[str]:
     read = []
-    real = warehouse._read_file
+    real = parquet.read_file
 
     def counted(path):
         read.append(path.name)
         return real(path)
 
-    monkeypatch.setattr(warehouse, "_read_file", counted)
+    monkeypatch.setattr(parquet, "read_file", counted)
     return read
 
 
@@ -102,7 +104,7 @@ def test_a_damaged_copy_is_rebuilt_from_the_clip_files(tmp_path):
     pd.testing.assert_frame_equal(read_partitions(paths, consolidated), expected, check_exact=True)
     pq.write_table(pa.table({"n": [1, 2]}), consolidated)  # a Parquet file without the index
     pd.testing.assert_frame_equal(read_partitions(paths, consolidated), expected, check_exact=True)
-    assert warehouse._read_consolidated(consolidated) is not None  # rebuilt with its index
+    assert consolidated_copies._read_consolidated(consolidated) is not None  # rebuilt with its index
 
 
 def test_files_of_two_schemas_are_read_as_every_file_is_and_no_copy_is_made(tmp_path):

@@ -5,7 +5,9 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from epic_levels_pipeline.warehouse import TableStore, _view_sql, connect, query, refresh, write_parquet
+from epic_levels_pipeline.storage.parquet import write_parquet
+from epic_levels_pipeline.storage.table_store import TableStore
+from epic_levels_pipeline.storage.views import connect, query, refresh, _view_sql
 
 CLIPS = [f"epic_sounds__P01_01__{30 * i}-{30 * i + 30}" for i in range(4)]
 

@@ -133,7 +133,7 @@ def audio_annotated(dataset: str, streams) -> bool:
     videos), and a clip of another dataset whose rows (``streams``: the ``stream`` of each of its
     ``clip_annotations`` rows, or any iterable of stream names) hold sound rows (HD-EPIC Sounds for ``hd_epic``).
     The one rule for where the audio is evidence: only there is a clip also asked with its audio silenced
-    (:func:`epic_levels_pipeline.responses.offline.conditions_for`)."""
+    (:func:`epic_levels_pipeline.responses.conditions.conditions_for`)."""
     return dataset == "epic_sounds" or "sound" in set(streams)
 
 

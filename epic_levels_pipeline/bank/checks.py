@@ -10,7 +10,8 @@ import json
 
 import pandas as pd
 
-from .clip_view import ClipView, records
+from ..records import records
+from .clip_view import ClipView
 from .levels import derive_scope
 from .solvers import solve
 from .build import N_OPTIONS

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from .rows import _ids_by, _missing
+from ..records import is_null
+from .rows import _ids_by
 
 
 class Presence:
@@ -17,14 +18,14 @@ class Presence:
     # --- presence ----------------------------------------------------------------------------------
     @cached_property
     def present_sound_classes(self) -> set[str]:
-        return {r.sound_class for r in self.categorised_records if not _missing(r.sound_class)}
+        return {r.sound_class for r in self.categorised_records if not is_null(r.sound_class)}
 
     @cached_property
     def present_noun_classes(self) -> set[int]:
         out: set[int] = set()
         for r in self.narration_records:
             out |= {int(c) for c in r.all_noun_classes}
-        out |= {int(r.noun_class) for r in self.narration_records if not _missing(r.noun_class)}
+        out |= {int(r.noun_class) for r in self.narration_records if not is_null(r.noun_class)}
         return out
 
     @cached_property
@@ -61,7 +62,7 @@ class Presence:
         out: dict[int, list[str]] = {}
         for r in self.narration_records:
             classes = {int(c) for c in r.all_noun_classes}
-            if not _missing(r.noun_class):
+            if not is_null(r.noun_class):
                 classes.add(int(r.noun_class))
             for c in classes:
                 out.setdefault(c, []).append(r.row_id)
@@ -72,13 +73,13 @@ class Presence:
         """The noun the first labelled narration with each main noun class wrote."""
         out: dict[int, str] = {}
         for r in self.narration_records:
-            if not _missing(r.noun_class):
+            if not is_null(r.noun_class):
                 out.setdefault(int(r.noun_class), r.noun)
         return out
 
     @cached_property
     def action_rows(self) -> dict[tuple[int, int], list[str]]:
-        return _ids_by([r for r in self.narration_records if not _missing(r.verb_class) and not _missing(r.noun_class)],
+        return _ids_by([r for r in self.narration_records if not is_null(r.verb_class) and not is_null(r.noun_class)],
                        self.pair)
 
     @cached_property
@@ -95,7 +96,7 @@ class Presence:
 
     @cached_property
     def steps_in_window(self) -> set[str]:
-        return {r.step_id for r in self.step_records if not _missing(r.in_window) and bool(r.in_window)}
+        return {r.step_id for r in self.step_records if not is_null(r.in_window) and bool(r.in_window)}
 
     @cached_property
     def present_actions(self) -> set[tuple[int, int]]:
@@ -103,4 +104,4 @@ class Presence:
 
     @cached_property
     def present_objects(self) -> set[str]:
-        return {r.object_name for r in self.track_records if not _missing(r.object_name)}
+        return {r.object_name for r in self.track_records if not is_null(r.object_name)}

@@ -24,7 +24,8 @@ from ..annotations.catalogue import Catalogue
 from ..annotations.clips import Clip
 from .clip_presence import Presence
 from .levels import Evidence
-from .rows import _frame, _grouped, _missing, _records_of, records
+from ..records import is_null, records_of
+from .rows import _frame, _grouped
 
 
 _SPAN_COLUMNS = ("start_s", "stop_s")  # read as floats (:meth:`ClipView._column`); every other column as objects
@@ -130,7 +131,7 @@ class ClipView(Presence):
     @staticmethod
     def _flag(values: np.ndarray) -> np.ndarray:
         """A nullable flag column as booleans (null counts as False: ``fillna(False).astype(bool)``)."""
-        return np.array([False if _missing(v) else bool(v) for v in values.tolist()], dtype=bool)
+        return np.array([False if is_null(v) else bool(v) for v in values.tolist()], dtype=bool)
 
     @classmethod
     def _typed(cls, data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -222,31 +223,31 @@ class ClipView(Presence):
     # --- the rows as plain tuples and arrays (read once per view) -----------------------------------
     @cached_property
     def categorised_records(self) -> list:
-        return _records_of(self._sound_data[2])
+        return records_of(self._sound_data[2])
 
     @cached_property
     def track_records(self) -> list:
-        return _records_of(self._track_data)
+        return records_of(self._track_data)
 
     @cached_property
     def narration_records(self) -> list:
-        return _records_of(self._narration_data[2])
+        return records_of(self._narration_data[2])
 
     @cached_property
     def uncategorised_records(self) -> list:
-        return _records_of(self._sound_data[3])
+        return records_of(self._sound_data[3])
 
     @cached_property
     def unlabelled_records(self) -> list:
-        return _records_of(self._narration_data[3])
+        return records_of(self._narration_data[3])
 
     @cached_property
     def activity_records(self) -> list:
-        return _records_of(self._activity_data)
+        return records_of(self._activity_data)
 
     @cached_property
     def step_records(self) -> list:
-        return _records_of(self._step_data)
+        return records_of(self._step_data)
 
     @cached_property
     def track_spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -281,7 +282,7 @@ class ClipView(Presence):
     def occurrences(self) -> dict[str, list[Occurrence]]:
         groups: dict[str, list] = {}
         for r in self.categorised_records:
-            if not _missing(r.sound_class):
+            if not is_null(r.sound_class):
                 groups.setdefault(r.sound_class, []).append(r)
         out: dict[str, list[Occurrence]] = {}
         for sound_class in sorted(groups):
@@ -302,7 +303,7 @@ class ClipView(Presence):
     def possibly_heard(self) -> set[str]:
         """Classes that a not-categorised row in the window might be (by its description)."""
         classes: set[str] = set()
-        for description in {r.description for r in self.uncategorised_records if not _missing(r.description)}:
+        for description in {r.description for r in self.uncategorised_records if not is_null(r.description)}:
             classes |= self.catalogue.description_classes.get(description, set())
         return classes
 

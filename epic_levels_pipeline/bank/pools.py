@@ -21,7 +21,8 @@ import numpy as np
 from ..annotations.catalogue import is_placeholder_name, object_class
 from ..annotations.values import CandidateValue
 from .candidates import Pool
-from .clip_view import ClipView, _missing
+from ..records import is_null
+from .clip_view import ClipView
 from .kinds import rows_where
 from .options import OptionTexts
 
@@ -182,7 +183,7 @@ def _clip_entities(view: ClipView, kind: str) -> tuple[list[str], list[str] | No
     classes = None
     values: list[str] = []
     if kind == "noun":
-        present = dict.fromkeys(int(r.noun_class) for r in view.narration_records if not _missing(r.noun_class))
+        present = dict.fromkeys(int(r.noun_class) for r in view.narration_records if not is_null(r.noun_class))
         values = [f"noun:{c}" for c in present]
     elif kind in ("action", "purpose"):
         values = [f"{kind}:{v}:{n}" for v, n in sorted(view.present_actions)]
@@ -230,7 +231,7 @@ def _recipe_steps(view: ClipView, draft) -> Pool:
     recipe = draft.params["recipe_key"]
     groups: dict[str, list] = {}
     for r in view.step_records:
-        if r.recipe_key == recipe and not _missing(r.step_id):
+        if r.recipe_key == recipe and not is_null(r.step_id):
             groups.setdefault(r.step_id, []).append(r)
     steps = sorted(groups)
     return Pool.of("same_recipe_other_steps", [f"step:{s}" for s in steps], view.catalogue.frequency,

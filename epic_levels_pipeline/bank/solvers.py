@@ -18,7 +18,8 @@ from typing import Callable
 import numpy as np
 
 from ..annotations.values import CandidateValue
-from .clip_view import ClipView, _missing
+from ..records import is_null
+from .clip_view import ClipView
 from .cues import CUE_COVER_S, covers
 
 SOLVERS: dict[str, Callable[[ClipView, dict, list[str]], list[bool]]] = {}
@@ -88,7 +89,7 @@ def _sound_object_at_cue(view: ClipView, params: dict, candidates: list[str]) ->
     at = _at_cue(view, params)
     if at is None:
         return [False] * len(candidates)
-    nouns = {int(r.noun_class) for r in at if not _missing(r.noun_class)}
+    nouns = {int(r.noun_class) for r in at if not is_null(r.noun_class)}
     return [p is not None and int(p) in nouns for p in _payloads(candidates, "noun")]
 
 
@@ -315,7 +316,7 @@ def next_step(view: ClipView, recipe_key: str):
 
 def _next_step_of(view: ClipView, recipe_key: str):
     clip = view.clip
-    steps = [r for r in view.step_records if not _missing(r.recipe_key) and r.recipe_key == recipe_key]
+    steps = [r for r in view.step_records if not is_null(r.recipe_key) and r.recipe_key == recipe_key]
     inside = [r for r in steps if bool(r.in_window)]
     if not inside:
         return None
@@ -332,7 +333,7 @@ def _next_step_of(view: ClipView, recipe_key: str):
         if longest < 5:
             return None
         current = inside[overlap.index(longest)]  # the first longest, as ``idxmax``
-    later = [r for r in steps if r.start_s > current.start_s and (_missing(r.step_id) or r.step_id != current.step_id)]
+    later = [r for r in steps if r.start_s > current.start_s and (is_null(r.step_id) or r.step_id != current.step_id)]
     # in the order of ``sort_values("start_s")`` (its default sort, ties included)
     later = [later[i] for i in np.argsort(np.array([r.start_s for r in later], dtype=float), kind="quicksort")]
     if not later:

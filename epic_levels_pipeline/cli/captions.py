@@ -27,7 +27,8 @@ def cmd_captions(args: argparse.Namespace) -> int:
     """The clip's reference structure beside one responder's caption, from the materialized tables."""
     from ..annotations.clips import Clip
     from ..captions.track import side_by_side
-    from ..warehouse import TableStore, read_parquet
+    from ..storage.parquet import read_parquet
+    from ..storage.table_store import TableStore
 
     paths = Paths.default()
     key = Clip.from_key(args.clip).key

@@ -25,7 +25,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def main_export(out: Path, paths: Paths | None = None) -> int:
     """``epic-levels export --out DIR``: the materialized bank as a dataset folder; prints what it wrote."""
     from ..sharing.export import ExportError, export_from_store
-    from ..warehouse import TableStore
+    from ..storage.table_store import TableStore
 
     paths = paths or Paths.default()
     try:

@@ -44,7 +44,8 @@ def main_import(paths: list[Path], out_dir: Path | None = None, *, strict: bool 
     from ..imports.vqa_conversion import DATASET, SKIPPED_COLUMNS, _expand, import_files
     from ..imports.vqa_reading import VqaFileError
     from ..settings import Paths
-    from ..warehouse import TableStore, write_parquet
+    from ..storage.parquet import write_parquet
+    from ..storage.table_store import TableStore
 
     if not paths:
         from ..imports.vqa_source import find_vqa_folder

@@ -38,7 +38,7 @@ def main_import_replies(file: Path | None, model: str, inspect_log: Path | None 
     as ``FILE:LINE: message`` and stores nothing when there is one."""
     from ..sharing.export import ExportError, materialized_items
     from ..sharing.replies import RepliesError, read_replies, store_replies
-    from ..warehouse import TableStore
+    from ..storage.table_store import TableStore
 
     paths = paths or Paths.default()
     try:

@@ -26,7 +26,8 @@ def main_inspect_logs(out: Path, paths: Paths | None = None) -> int:
     responder × model), for ``inspect view --log-dir DIR``."""
     from ..sharing.export import ExportError, materialized_items
     from ..sharing.inspect_logs import write_run_logs
-    from ..warehouse import TableStore, read_parquet
+    from ..storage.parquet import read_parquet
+    from ..storage.table_store import TableStore
 
     paths = paths or Paths.default()
     store = TableStore(paths.assets)

@@ -24,7 +24,8 @@ def add_parser(sub) -> None:
 
 def _bank_for_clip(paths: Paths, key: str):
     """The clip's questions (and items) from the warehouse if materialized, else computed now."""
-    from ..warehouse import TableStore, read_parquet
+    from ..storage.parquet import read_parquet
+    from ..storage.table_store import TableStore
 
     store = TableStore(paths.assets)
     qfile, ifile = store.path("questions", key), store.path("items", key)

@@ -68,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def print_summary(paths: Paths) -> None:
     """What the run made: the question bank, the clips' media, the leaderboard, the caption track's main table,
     and where the report, the tables and the UI are."""
-    from ..warehouse import query
+    from ..storage.views import query
 
     if not paths.warehouse.exists():
         return

@@ -12,7 +12,10 @@ from pydantic import PrivateAttr
 from ..annotations.catalogue import Catalogue
 from ..seeding import DEFAULT_SEED
 from ..settings import Paths, project_root
-from ..warehouse import TableStore, file_stamp, read_parquet, read_partitions, to_frames, write_parquet, write_parquets
+from ..storage.consolidated import read_partitions
+from ..storage.frames import to_frames
+from ..storage.parquet import file_stamp, read_parquet, write_parquet, write_parquets
+from ..storage.table_store import TableStore
 from .partitions import BY_CLIP
 
 

@@ -41,7 +41,8 @@ import pandas as pd
 
 from ..annotations.catalogue import Catalogue, object_class
 from ..annotations.clip_rows import audio_annotated
-from ..bank.clip_view import ClipView, records
+from ..bank.clip_view import ClipView
+from ..records import records
 from ..annotations.language import LETTERS, capitalise, cue_phrase
 from ..seeding import DEFAULT_SEED, stable_seed
 from ..bank.kinds import synonyms

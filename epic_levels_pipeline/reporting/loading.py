@@ -13,7 +13,9 @@ REPORT_TABLES = ("scores", "paired_comparisons", "over_marking", "shortcut_audit
 def load_table(paths: Paths, name: str) -> pd.DataFrame | None:
     """A table from ``data/assets/<name>.parquet`` or the folder ``data/assets/<name>/`` (one file per clip),
     else the warehouse's table/view of that name; None when none exists (or the warehouse cannot be read)."""
-    from ..warehouse import TableStore, query, read_parquet
+    from ..storage.parquet import read_parquet
+    from ..storage.table_store import TableStore
+    from ..storage.views import query
 
     store = TableStore(paths.assets)
     file, clip_files = store.path(name), store.partition_files(name)
@@ -40,7 +42,8 @@ def caption_timeline_rows(paths: Paths, sample_responder: str) -> pd.DataFrame |
     only in the warehouse) is read whole, as :func:`load_table` reads it."""
     import duckdb
 
-    from ..warehouse import TableStore, read_parquet
+    from ..storage.parquet import read_parquet
+    from ..storage.table_store import TableStore
 
     store = TableStore(paths.assets)
     if store.path("caption_alignments").exists() or not store.partition_files("caption_alignments"):

@@ -1,7 +1,7 @@
 """The offline reference responders on imported questions (HD-EPIC's VQA benchmark): items that come with
 a key and their choices but no annotations, so nothing can be perceived or solved.
 
-Conditions are the items' (:func:`.offline.conditions_for`: ``clip`` and ``no_clip``, as an imported question
+Conditions are the items' (:func:`.conditions.conditions_for`: ``clip`` and ``no_clip``, as an imported question
 comes with no annotations, so its clip's audio is not annotated: ``audio_annotated`` False). What each responder
 can do without annotations:
 
@@ -25,11 +25,12 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from ..bank.clip_view import records
+from ..records import records
 from ..formats.parsing import render_reply
 from ..formats.registry import reply_format
 from ..seeding import stable_seed
-from .offline import ABSTAIN, Context, chance, items_by_condition
+from .conditions import items_by_condition
+from .offline import ABSTAIN, Context, chance
 from .runner import RESPONSE_COLUMNS, offline_row
 
 NO_ANNOTATIONS = "imported question: the presence responder needs the clip's annotations, which it has none of"

@@ -1,10 +1,5 @@
-"""Responders and conditions. Every responder replies in the item's stated output format, as text, so
+"""The offline reference responders. Every responder replies in the item's stated output format, as text, so
 parsing and scoring are the same for all of them.
-
-Conditions: ``clip`` (video with audio), ``no_clip`` (text only; every format), ``silenced`` (same video,
-audio replaced by silence) where the clip's audio is annotated — every ``epic_sounds`` clip, and an ``hd_epic``
-clip whose window holds HD-EPIC Sounds rows (:func:`conditions_for` of the items' ``audio_annotated``, decided
-once per clip by :func:`..annotations.clips.audio_annotated` when the items are built).
 
 The offline reference responders perceive a clip through its annotations, so they need no video file:
 under ``clip`` they see every stream of the clip, under ``silenced`` every stream but ``sound``, under
@@ -31,13 +26,10 @@ import json
 import random
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..annotations.catalogue import Catalogue
 from ..annotations.values import CandidateValue
 from ..bank.clip_view import ClipView
 from ..bank.kinds import names_in_clip, present as present_in, random_name
-from ..bank.levels import STREAMS
 from ..formats.parsing import render_reply
 from ..formats.registry import reply_format
 from ..annotations.language import LETTERS
@@ -46,42 +38,9 @@ from ..seeding import stable_seed
 from ..formats.parsing import resolve_open
 from ..bank.solvers import solve
 
-CONDITIONS = ("clip", "no_clip", "silenced")
 OFFLINE_RESPONDERS = ("oracle", "chance", "presence", "blind")
 OFFLINE_MODEL = "offline"
 ABSTAIN = "cannot tell"
-ALL_STREAMS = set(STREAMS)
-
-
-def conditions_for(audio_annotated: bool) -> tuple[str, ...]:
-    """The conditions an item is asked under, in :data:`CONDITIONS` order: ``silenced`` only where its clip's audio
-    is annotated (the ``audio_annotated`` of its row of ``items``), since only there can silencing take away
-    evidence a reply may rest on."""
-    if not isinstance(audio_annotated, (bool, np.bool_)):  # a missing value (NaN counts as true) is no answer
-        raise ValueError(f"audio_annotated is {audio_annotated!r}, not true or false: items written before items "
-                         "said their conditions lack it (materialize the items again)")
-    return CONDITIONS if audio_annotated else ("clip", "no_clip")
-
-
-def items_by_condition(items: list) -> list[tuple[str, list]]:
-    """``(condition, the items asked under it)`` in :data:`CONDITIONS` order, for rows of ``items`` (each item's
-    own :func:`conditions_for`); a condition no item is asked under is left out."""
-    out = []
-    for condition in CONDITIONS:
-        asked = [item for item in items if condition in conditions_for(item.audio_annotated)]
-        if asked:
-            out.append((condition, asked))
-    return out
-
-
-def perceived_streams(condition: str) -> set[str]:
-    if condition == "clip":
-        return set(ALL_STREAMS)
-    if condition == "silenced":
-        return ALL_STREAMS - {"sound"}
-    if condition == "no_clip":
-        return set()
-    raise ValueError(f"unknown condition {condition!r} (known: {', '.join(CONDITIONS)})")
 
 
 @dataclass

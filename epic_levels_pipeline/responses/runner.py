@@ -22,9 +22,11 @@ from .cache import CallCache, cache_key
 from .calls import CallRequest, CallStats, run_calls_sync
 from .providers.base import Provider, identity_of
 from ..annotations.catalogue import Catalogue
-from ..bank.clip_view import ClipView, records
+from ..bank.clip_view import ClipView
+from ..records import records
 from ..annotations.clips import Clip
-from .offline import OFFLINE_MODEL, Context, items_by_condition, offline_reply, perceived_streams
+from .conditions import items_by_condition, perceived_streams
+from .offline import OFFLINE_MODEL, Context, offline_reply
 
 RESPONSE_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format",
@@ -130,7 +132,7 @@ def condition_media(condition: str, media: ClipMediaInfo) -> tuple[str | None, s
 
 def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: ModelRun,
                     progress: Callable[[str], None] | None = None) -> tuple[pd.DataFrame, CallStats | None]:
-    """One model over every item × condition it is asked under (:func:`.offline.conditions_for`); media conditions
+    """One model over every item × condition it is asked under (:func:`.conditions.conditions_for`); media conditions
     skipped (with reason) when media is missing.
 
     Requests are made condition by condition, clip file first and item text last in each, so the items of

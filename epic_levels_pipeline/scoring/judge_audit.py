@@ -51,7 +51,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ..bank.clip_view import records
+from ..records import records
 from ..formats.parsing import answer_text
 from ..seeding import stable_seed
 from .verdicts import JudgeRequest, _question_text, judge_identity, judge_order

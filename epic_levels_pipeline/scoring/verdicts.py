@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..bank.clip_view import records
+from ..records import records
 from ..formats.parsing import answer_text
 from ..formats.registry import rule_verdict
 from ..annotations.language import LETTERS

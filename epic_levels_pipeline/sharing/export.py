@@ -32,8 +32,9 @@ import pyarrow.parquet as pq
 from ..annotations.clips import Clip
 from ..formats.parsing import render_reply
 from ..formats.registry import ITEM_FORMATS, reply_format
-from ..responses.offline import conditions_for
-from ..warehouse import TableStore, read_parquet
+from ..responses.conditions import conditions_for
+from ..storage.parquet import read_parquet
+from ..storage.table_store import TableStore
 from .card import dataset_card
 
 # A reason line for the ``open_with_reason`` answers (the rules score the answer line; the reason is required

@@ -21,7 +21,7 @@ from inspect_ai.log import (EvalConfig, EvalDataset, EvalLog, EvalPlan, EvalResu
 from inspect_ai.model import ChatMessageUser, ModelOutput
 from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
-from ..bank.clip_view import records
+from ..records import records
 from .replies import Replies, check_replies
 
 SCORER = "epic_levels_rules"

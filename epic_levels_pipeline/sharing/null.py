@@ -30,9 +30,9 @@ import random
 import numpy as np
 import pandas as pd
 
-from ..bank.clip_view import records
+from ..records import records
 from ..formats.registry import reply_format, rule_verdict
-from ..responses.offline import conditions_for
+from ..responses.conditions import conditions_for
 from ..scoring.metrics.stats import chance_corrected
 from ..scoring.metrics.tables import COUNTED, primary_mask
 from .export import answer_reply

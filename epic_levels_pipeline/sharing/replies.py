@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..bank.clip_view import records
-from ..responses.offline import conditions_for, items_by_condition
+from ..records import records
+from ..responses.conditions import conditions_for, items_by_condition
 from ..responses.runner import RESPONSE_COLUMNS
-from ..warehouse import read_parquet, write_parquet
+from ..storage.parquet import read_parquet, write_parquet
 
 EXTERNAL = "external"  # the responder and provider of imported replies
 FIELDS = ("item_id", "condition", "reply")

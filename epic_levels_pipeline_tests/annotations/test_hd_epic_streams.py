@@ -350,7 +350,8 @@ def test_materialize_an_hd_epic_clip_with_its_sounds(project, instance):
     import dagster as dg
 
     from epic_levels_pipeline.orchestration.local import load_definitions
-    from epic_levels_pipeline.warehouse import TableStore, read_parquet
+    from epic_levels_pipeline.storage.parquet import read_parquet
+    from epic_levels_pipeline.storage.table_store import TableStore
 
     from ..defs.conftest import QUIET
 

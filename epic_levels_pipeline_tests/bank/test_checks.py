@@ -12,7 +12,7 @@ from epic_levels_pipeline.annotations.clip_rows import clip_annotations
 from epic_levels_pipeline.annotations.clip_keys import read_manifest
 from epic_levels_pipeline.bank.build import build_bank
 from epic_levels_pipeline.formats.items import build_items, statement_truth_problems
-from epic_levels_pipeline.warehouse import read_parquet, write_parquet
+from epic_levels_pipeline.storage.parquet import read_parquet, write_parquet
 
 from ..conftest import ROOT
 

@@ -12,7 +12,9 @@ from hypothesis import given, settings, strategies as st
 
 from epic_levels_pipeline.annotations.clip_rows import clip_annotations
 from epic_levels_pipeline.annotations.clip_keys import read_manifest
-from epic_levels_pipeline.bank.clip_view import ClipView, _frame, _missing, _records_of, records
+from epic_levels_pipeline.bank.clip_view import ClipView
+from epic_levels_pipeline.bank.rows import _frame
+from epic_levels_pipeline.records import is_null, records, records_of
 from epic_levels_pipeline.bank.rows import rows_with
 
 
@@ -61,7 +63,7 @@ def _columns(draw):
 @settings(deadline=None)
 @given(_columns())
 def test_records_from_column_arrays_equal_records_of_their_frame(data):
-    assert _same_records(_records_of(data), records(_frame(data)))
+    assert _same_records(records_of(data), records(_frame(data)))
 
 
 def test_view_columns_records_and_spans_equal_the_pandas_readings(bundled):
@@ -114,7 +116,7 @@ def test_view_groupings_equal_the_row_filters_they_replace(bundled):
                                 ("track_records", "object_name"), ("activity_records", "label")]:
             rows = getattr(view, records)
             groups = view.rows_by(records, column)
-            assert set(groups) == {getattr(r, column) for r in rows if not _missing(getattr(r, column))}
+            assert set(groups) == {getattr(r, column) for r in rows if not is_null(getattr(r, column))}
             for value, group in groups.items():
                 assert group == rows_with(rows, column, value)
         pairs = view.narrations_by_pair
@@ -135,7 +137,7 @@ def test_objects_near_is_the_numpy_reading_of_the_spans(tracks, instant, width):
     """The loop over track records names the objects the mask over the span arrays names, in its order."""
     from types import SimpleNamespace
 
-    from epic_levels_pipeline.bank.rows import _row_type
+    from epic_levels_pipeline.records import _row_type
     from epic_levels_pipeline.bank.solvers import objects_near
 
     Row = _row_type(("start_s", "stop_s", "object_name"))

@@ -262,7 +262,7 @@ def test_next_object_loop_equals_the_numpy_reading(spans):
     question for the same reason (ties on the earliest start included: "ambiguous" either way)."""
     from types import SimpleNamespace
 
-    from epic_levels_pipeline.bank.rows import _row_type
+    from epic_levels_pipeline.records import _row_type
 
     Row = _row_type(("row_id", "start_s", "stop_s", "object_name"))
     tracks = [Row(f"t{i}", s, s + 1.0, n) for i, (s, n) in enumerate(spans)]

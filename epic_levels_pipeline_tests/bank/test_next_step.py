@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from epic_levels_pipeline.bank import solvers
-from epic_levels_pipeline.bank.clip_view import _missing
+from epic_levels_pipeline.records import is_null
 
 Step = namedtuple("Step", "row_id start_s stop_s label step_id recipe_key in_window")
 
@@ -20,7 +20,7 @@ Step = namedtuple("Step", "row_id start_s stop_s label step_id recipe_key in_win
 def _numpy_next_step(view, recipe_key):
     """The earlier body of ``next_step``, word for word."""
     clip = view.clip
-    steps = [r for r in view.step_records if not _missing(r.recipe_key) and r.recipe_key == recipe_key]
+    steps = [r for r in view.step_records if not is_null(r.recipe_key) and r.recipe_key == recipe_key]
     inside = [r for r in steps if bool(r.in_window)]
     if not inside:
         return None
@@ -29,7 +29,7 @@ def _numpy_next_step(view, recipe_key):
     if np.nanmax(overlap) < 5:
         return None
     current = inside[int(np.nanargmax(overlap))]
-    later = [r for r in steps if r.start_s > current.start_s and (_missing(r.step_id) or r.step_id != current.step_id)]
+    later = [r for r in steps if r.start_s > current.start_s and (is_null(r.step_id) or r.step_id != current.step_id)]
     later = [later[i] for i in np.argsort(np.array([r.start_s for r in later], dtype=float), kind="quicksort")]
     if not later:
         return None

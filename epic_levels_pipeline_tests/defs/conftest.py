@@ -17,7 +17,8 @@ import pytest
 
 from epic_levels_pipeline.orchestration.local import RunReport, load_definitions, run_pipeline
 from epic_levels_pipeline.settings import Paths
-from epic_levels_pipeline.warehouse import TableStore, refresh_views
+from epic_levels_pipeline.storage.table_store import TableStore
+from epic_levels_pipeline.storage.views import refresh_views
 
 from ..conftest import SEED_CLIPS, make_project
 

@@ -52,7 +52,8 @@ def test_above_the_partition_limit_only_hashes_and_media_status_are_on_every_cli
     The other clips carry ``batch_summary`` and ``clips_in_batch`` (the output metadata); their row counts are
     in ``rows_by_clip``."""
     from epic_levels_pipeline.defs import metadata
-    from epic_levels_pipeline.warehouse import TableStore, read_parquet
+    from epic_levels_pipeline.storage.parquet import read_parquet
+    from epic_levels_pipeline.storage.table_store import TableStore
 
     instance, store = graph_copy.instance, TableStore(graph_copy.project.assets)
     order = instance.get_dynamic_partitions("clips")

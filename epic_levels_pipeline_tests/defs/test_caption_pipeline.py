@@ -18,7 +18,7 @@ from epic_levels_pipeline.captions.responders import JITTER_SIGMAS, oracle
 from epic_levels_pipeline.captions.track import SWEEP_COLUMNS, caption_threshold_sensitivity
 from epic_levels_pipeline.orchestration.local import run_pipeline
 from epic_levels_pipeline.responses.media import make_test_video
-from epic_levels_pipeline.warehouse import query
+from epic_levels_pipeline.storage.views import query
 
 from ..fakes.gemini_server import GeminiTestServer, request_text
 from .conftest import QUIET

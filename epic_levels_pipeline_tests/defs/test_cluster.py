@@ -17,7 +17,7 @@ import pytest
 
 from epic_levels_pipeline.orchestration.distributed import run_distributed, submit, wait, workspace
 from epic_levels_pipeline.orchestration.local import asset_groups, load_definitions, run_pipeline
-from epic_levels_pipeline.warehouse import query, table_digest
+from epic_levels_pipeline.storage.views import query, table_digest
 
 from ..conftest import SEED_CLIPS, make_project
 from ..fakes.cluster import REPO, LocalCluster

@@ -10,7 +10,9 @@ import pytest
 from epic_levels_pipeline.bank.subtypes import SUBTYPES, Subtype, register, unregister
 from epic_levels_pipeline.bank.levels import Evidence
 from epic_levels_pipeline.pipeline import run_core
-from epic_levels_pipeline.warehouse import TableStore, query, read_parquet
+from epic_levels_pipeline.storage.parquet import read_parquet
+from epic_levels_pipeline.storage.table_store import TableStore
+from epic_levels_pipeline.storage.views import query
 
 from .conftest import QUIET, TABLES, materialize
 

@@ -11,7 +11,8 @@ import pytest
 
 from epic_levels_pipeline.imports.vqa_source import IMPORTED_LEVEL
 from epic_levels_pipeline.orchestration.local import asset_groups
-from epic_levels_pipeline.warehouse import TableStore, read_parquet
+from epic_levels_pipeline.storage.parquet import read_parquet
+from epic_levels_pipeline.storage.table_store import TableStore
 
 from .conftest import QUIET, definitions
 

@@ -7,7 +7,8 @@ import pytest
 from epic_levels_pipeline.defs.scoring.assets import CLIP_PARTIALS
 from epic_levels_pipeline.orchestration.local import run_pipeline
 from epic_levels_pipeline.scoring.metrics import tables
-from epic_levels_pipeline.warehouse import TableStore, read_parquet
+from epic_levels_pipeline.storage.parquet import read_parquet
+from epic_levels_pipeline.storage.table_store import TableStore
 
 from ..scoring.test_partials import assert_same
 from .conftest import OFFLINE_CLIPS, QUIET

@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 
 from epic_levels_pipeline.defs import resources
 from epic_levels_pipeline.defs.partitions import BY_CLIP, clip_partitions
-from epic_levels_pipeline.warehouse import TableStore, read_parquet, to_frames, write_parquet
+from epic_levels_pipeline.storage.frames import to_frames
+from epic_levels_pipeline.storage.parquet import read_parquet, write_parquet
+from epic_levels_pipeline.storage.table_store import TableStore
 
 CLIPS = ["epic_sounds__P01_01__0-30", "epic_sounds__P01_01__30-60"]
 
@@ -137,7 +139,7 @@ def test_small_and_large_files_read_back_the_same_in_pandas_and_duckdb(tmp_path)
     values and types as from a large file; a frame's index (as after a filter) is not written."""
     import duckdb
 
-    from epic_levels_pipeline.warehouse import SMALL_FILE_ROWS
+    from epic_levels_pipeline.storage.parquet import SMALL_FILE_ROWS
 
     def frame(n):
         return pd.DataFrame({"k": [f"c{i % 7}" for i in range(n)], "n": range(n), "x": [i / 3 for i in range(n)],
@@ -217,7 +219,7 @@ def test_files_written_together_are_the_files_written_one_by_one_and_a_failure_s
     """``write_parquets`` (a batch's clip files, encoded by a worker thread) writes byte for byte the files
     ``write_parquet`` writes; a failed write raises once every write has ended, and the files after it keep
     their last good contents, as when written one after the other."""
-    from epic_levels_pipeline.warehouse import write_parquets
+    from epic_levels_pipeline.storage.parquet import write_parquets
 
     frames = [pd.DataFrame({"k": [f"c{i}"] * i, "n": range(i), "opts": [["a"]] * i}) for i in range(4)]
     one_by_one = [tmp_path / "one" / f"{i}.parquet" for i in range(4)]

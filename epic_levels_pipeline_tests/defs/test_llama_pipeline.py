@@ -13,7 +13,7 @@ import json
 
 from epic_levels_pipeline import cli
 from epic_levels_pipeline.responses.calls import Rejections
-from epic_levels_pipeline.warehouse import query
+from epic_levels_pipeline.storage.views import query
 
 from ..fakes.llama_server import MODEL
 

@@ -7,7 +7,7 @@ import pytest
 from epic_levels_pipeline.captions.models import JUDGE_INSTRUCTION as CAPTION_JUDGE
 from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.orchestration.local import run_pipeline
-from epic_levels_pipeline.warehouse import query
+from epic_levels_pipeline.storage.views import query
 
 from ..fakes.gemini_server import GeminiTestServer
 from .conftest import QUIET

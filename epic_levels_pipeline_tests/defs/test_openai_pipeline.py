@@ -18,7 +18,7 @@ import pytest
 from epic_levels_pipeline import cli
 from epic_levels_pipeline.captions.models import JUDGE_INSTRUCTION
 from epic_levels_pipeline.responses.media import make_test_video
-from epic_levels_pipeline.warehouse import query
+from epic_levels_pipeline.storage.views import query
 
 from ..fakes.openai_server import OpenAITestServer, default_reply, message_parts, prompt_text
 from .test_model_pipeline import scripted_answer

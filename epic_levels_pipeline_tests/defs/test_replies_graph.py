@@ -8,7 +8,7 @@ from epic_levels_pipeline.orchestration.local import run_pipeline
 from epic_levels_pipeline.pipeline import questions_and_items
 from epic_levels_pipeline.sharing.export import export_rows
 from epic_levels_pipeline.sharing.replies import check_replies, store_replies
-from epic_levels_pipeline.warehouse import query
+from epic_levels_pipeline.storage.views import query
 
 from .conftest import OFFLINE_CLIPS, QUIET
 

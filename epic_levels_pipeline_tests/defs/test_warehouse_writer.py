@@ -5,7 +5,9 @@ import pandas as pd
 import pytest
 
 from epic_levels_pipeline.defs.warehouse.assets import WAREHOUSE_POOL, WAREHOUSE_TABLES
-from epic_levels_pipeline.warehouse import TableStore, query, refresh_views, table_digest, write_parquet
+from epic_levels_pipeline.storage.parquet import write_parquet
+from epic_levels_pipeline.storage.table_store import TableStore
+from epic_levels_pipeline.storage.views import query, refresh_views, table_digest
 
 from ..conftest import SEED_CLIPS
 from .conftest import definitions, materialize

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "epic_levels_pipeline"
 PINNED = {"dagster": "1.13.27", "dagster_celery": "0.29.27"}
 DOCUMENTED = {"orchestration/celery_launcher.py", "orchestration/run_queue.py"}
 # The Dagster layer and the modules outside the stage packages; the stage packages follow the same rule.
-SCANNED = ["defs", "orchestration", "cli", "definitions.py", "pipeline.py", "estimate.py", "warehouse.py",
+SCANNED = ["defs", "orchestration", "cli", "definitions.py", "pipeline.py", "estimate.py", "storage", "records.py",
            "settings.py", "seeding.py", "errors.py", "reporting", "scoring", "formats", "captions",
            "imports"]
 OWN_NAMES = {"self", "cls", "epic_levels_pipeline"}

@@ -15,7 +15,7 @@ from epic_levels_pipeline.reporting.report import (SECTIONS, build_report, fmt_i
 from epic_levels_pipeline.scoring.verdicts import VERDICT_COLUMNS
 from epic_levels_pipeline.settings import Paths
 from epic_levels_pipeline.scoring.metrics.tables import over_marking, paired_comparisons, scores, shortcut_audit
-from epic_levels_pipeline.warehouse import write_parquet
+from epic_levels_pipeline.storage.parquet import write_parquet
 
 FORMATS = {"yes_no": ("yes_no", 0.5), "multiple_choice": ("multiple_choice", 0.25),
            "option_judgement": ("option_judgement", 1 / 16), "open": ("open", 0.0)}
@@ -201,7 +201,8 @@ def test_caption_timelines_read_only_their_clips_and_draw_what_every_clip_gives(
     when any ran): read through ``caption_timeline_rows`` they are the figures of the whole table."""
     from epic_levels_pipeline.reporting.loading import caption_timeline_rows
     from epic_levels_pipeline.reporting.report import CAPTION_SAMPLE_RESPONDER
-    from epic_levels_pipeline.warehouse import TableStore, read_parquet
+    from epic_levels_pipeline.storage.parquet import read_parquet
+    from epic_levels_pipeline.storage.table_store import TableStore
 
     paths = Paths(tmp_path)
     store = TableStore(paths.assets)

@@ -4,7 +4,8 @@ import pytest
 
 from epic_levels_pipeline.settings import Paths
 from epic_levels_pipeline.sharing.export import export_from_store
-from epic_levels_pipeline.warehouse import TableStore, write_parquet
+from epic_levels_pipeline.storage.parquet import write_parquet
+from epic_levels_pipeline.storage.table_store import TableStore
 
 
 def write_store(paths: Paths, tables: dict) -> TableStore:

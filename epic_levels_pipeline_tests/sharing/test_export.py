@@ -9,7 +9,7 @@ import pytest
 from epic_levels_pipeline.cli import main
 from epic_levels_pipeline.formats.registry import rule_verdict
 from epic_levels_pipeline.sharing.export import EXPORT_COLUMNS, ExportError, export_from_store, load_export
-from epic_levels_pipeline.warehouse import TableStore
+from epic_levels_pipeline.storage.table_store import TableStore
 
 
 def _files(folder):

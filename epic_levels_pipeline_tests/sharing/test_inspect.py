@@ -9,7 +9,8 @@ from epic_levels_pipeline.cli import main
 from epic_levels_pipeline.sharing.export import load_export
 from epic_levels_pipeline.sharing.inspect_task import epic_levels, samples
 from epic_levels_pipeline.sharing.replies import stored_models
-from epic_levels_pipeline.warehouse import TableStore, write_parquet
+from epic_levels_pipeline.storage.parquet import write_parquet
+from epic_levels_pipeline.storage.table_store import TableStore
 
 
 def test_mockllm_run_imports_back(exported, tmp_path, monkeypatch, capsys):

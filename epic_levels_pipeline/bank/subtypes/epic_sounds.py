@@ -8,7 +8,8 @@ from dataclasses import replace
 
 from ...annotations.language import action_phrase, cue_phrase, seconds_phrase
 from .. import cues, solvers as S
-from ..clip_view import ClipView, _missing
+from ...records import is_null
+from ..clip_view import ClipView
 from ..cues import CUE_CLEAR_S, CUE_COVER_S
 from ..distractors import Candidate
 from ..levels import Evidence, moments, outside_window
@@ -39,7 +40,7 @@ def gen_sound_presence(view: ClipView):
 
 
 def gen_sound_object(view: ClipView):
-    nouns = sorted({int(r.noun_class) for r in view.narration_records if not _missing(r.noun_class)})
+    nouns = sorted({int(r.noun_class) for r in view.narration_records if not is_null(r.noun_class)})
     if not nouns:
         yield skip("no labelled narration in the window")
         return

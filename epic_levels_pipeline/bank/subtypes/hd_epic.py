@@ -8,7 +8,8 @@ from ...annotations.catalogue import is_placeholder_name
 from ...annotations.language import first_sentence, seconds_phrase
 from ...annotations.values import CandidateValue
 from .. import cues, solvers as S
-from ..clip_view import ClipView, _missing
+from ...records import is_null
+from ..clip_view import ClipView
 from ..rows import rows_with
 from ..cues import CUE_CLEAR_S, CUE_COVER_S
 from ..distractors import offered, option_texts, render
@@ -57,7 +58,7 @@ def _every_rank(lower: int, equal: int, higher: int) -> bool:
 
 
 def _goal_draft(view: ClipView, subtype: str, extra: list[Evidence], label: str, rows: list) -> Draft:
-    stand_alone = len({r.label for r in view.activity_records if not _missing(r.label)}) == 1
+    stand_alone = len({r.label for r in view.activity_records if not is_null(r.label)}) == 1
     return Draft(
         subtype, {}, "What activity is the camera wearer working on?",
         "What activity is the camera wearer working on?",

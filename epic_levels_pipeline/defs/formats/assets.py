@@ -4,7 +4,8 @@ import dagster as dg
 import pandas as pd
 
 from ...annotations.catalogue import Catalogue
-from ...bank.clip_view import ClipView, records
+from ...bank.clip_view import ClipView
+from ...records import records
 from ...annotations.clips import Clip
 from ...formats.items import build_items, format_problems, open_problems, statement_truth_problems
 from ..metadata import batch_metadata, clip_table_metadata, counts_markdown

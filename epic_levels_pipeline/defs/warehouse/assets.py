@@ -10,7 +10,7 @@ writer runs after it; ``test_warehouse_writer`` fails for an asset left out.
 import dagster as dg
 import pandas as pd
 
-from ...warehouse import refresh
+from ...storage.views import refresh
 from ..automation import CROSS_CLIP
 from ..metadata import markdown_table
 from ..resources import ProjectResource

@@ -10,7 +10,7 @@ import math
 import pandas as pd
 
 from ...annotations.clips import Clip
-from ..offline import conditions_for
+from ..conditions import conditions_for
 from .gemini_tokens import AUDIO_TOKENS_PER_S, min_cache_tokens, resolution_name, video_tokens_per_s
 from .rates import MediaRates, Price, price_of
 
