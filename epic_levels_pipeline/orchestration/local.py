@@ -24,7 +24,7 @@ import yaml
 
 from ..annotations.clips import Clip
 from ..annotations.clip_keys import read_manifest
-from ..defs.operations.sensors import CROSS_CLIP_JOB as CROSS_CLIP_JOB_DEF
+from ..defs.operations.jobs import CROSS_CLIP_JOB as CROSS_CLIP_JOB_DEF
 from ..defs.partitions import batches, range_tags
 from ..settings import Paths
 

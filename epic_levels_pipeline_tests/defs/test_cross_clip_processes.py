@@ -5,7 +5,7 @@ import os
 
 import dagster as dg
 
-from epic_levels_pipeline.defs.operations.sensors import CROSS_CLIP_ALL
+from epic_levels_pipeline.defs.operations.jobs import CROSS_CLIP_ALL
 from epic_levels_pipeline.orchestration.local import CROSS_CLIP_JOB, asset_groups, run_pipeline
 from epic_levels_pipeline.storage.views import query
 

@@ -5,7 +5,8 @@ import json
 import dagster as dg
 import pytest
 
-from epic_levels_pipeline.defs.operations.sensors import annotation_change_sensor, rescore_after_retire, retire_clips_job
+from epic_levels_pipeline.defs.operations.jobs import retire_clips_job
+from epic_levels_pipeline.defs.operations.sensors import annotation_change_sensor, rescore_after_retire
 from epic_levels_pipeline.defs.resources import ProjectResource
 
 from .conftest import QUIET, TABLES, definitions, materialize

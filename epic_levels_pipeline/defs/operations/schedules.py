@@ -2,10 +2,7 @@
 
 import dagster as dg
 
-from ..scoring.assets import CLIP_PARTIALS
-
-RESCORE_JOB = dg.define_asset_job(
-    "rescore_job", selection=dg.AssetSelection.groups("scoring") - dg.AssetSelection.assets("verdicts", *CLIP_PARTIALS))
+from .jobs import RESCORE_JOB
 
 nightly_rescore = dg.ScheduleDefinition(
     name="nightly_rescore", job=RESCORE_JOB, cron_schedule="0 3 * * *", execution_timezone="UTC",
