@@ -5,7 +5,8 @@ A base question is asked in five base formats (``yes_no``, ``multiple_choice``, 
 ``Because:`` line and is scored by its base format. :data:`FORMATS` holds one :class:`Format` per base
 format; everything that depends on the format — the chance an item is right by guessing, the prompt's
 stated output form, the parser of replies, the rule that turns a reply into a verdict — is found there,
-so adding a format is one entry here (and its prompt and parser functions).
+so adding a format is one entry here (and its prompt and parser functions). ``official_mcq`` (HD-EPIC's VQA question
+as its authors ask it, :data:`IMPORTED_FORMATS`) is asked of imported questions only.
 
 A rule returns ``(parsed, correct, scored_by, note, n_marked_true)``: ``scored_by`` is ``rule``,
 ``unparsed`` (the reply is not in the stated form: wrong, never guessed at) or ``undecided`` (an open
@@ -21,11 +22,17 @@ from typing import Callable
 
 from ..annotations.language import LETTERS
 from ..bank.subtypes import OPEN_FORMATS
-from .parsing import (Parsed, answer_text, parse_letter, parse_letter_set, parse_number, parse_option_judgements,
-                      parse_yes_no, resolve_open)
+from .parsing import (Parsed, answer_text, letter_as_written, parse_letter, parse_letter_set, parse_number,
+                      parse_option_judgements, parse_yes_no, resolve_open)
 
 REASON_LINE = "Because: <one sentence on what you saw or heard that supports your answer>"
 ITEM_FORMATS = ("yes_no", "multiple_choice", "statements", "open", "option_judgement", "open_with_reason")
+# Formats only an imported benchmark's items are asked in: ``official_mcq`` is HD-EPIC's VQA question as its authors
+# ask it (the question, its five choices, a letter reply), scored by their letter rule.
+IMPORTED_FORMATS = ("official_mcq",)
+# What the authors' instruction says, in our words: a letter only, always an answer.
+OFFICIAL_INSTRUCTION = ("Answer the multiple-choice question about the video with the letter of the correct answer "
+                        "only, for example A or B. Give no other text, and answer even if you are not sure.")
 # An open answer that says it cannot tell is wrong by rule (never sent to the judge).
 ABSTAIN = re.compile(r"^\W*(cannot tell|can't tell|i (do not|don't) know|unknown|not sure|no idea|unsure)\W*$", re.I)
 
@@ -47,6 +54,13 @@ def yes_no_prompt(statement: str) -> str:
 def multiple_choice_prompt(question: str, options: list[str]) -> str:
     return (f"{question}\n{options_block(options)}\n\nReply with the letter of the correct option, in exactly this format:\n"
             "Answer: <letter>")
+
+
+def official_mcq_prompt(question: str, options: list[str]) -> str:
+    """The question as HD-EPIC's evaluation asks it: ``Question: <q>. Answers: (A) <choice>. (B) … Correct:``
+    after the instruction (their system prompt, which the providers here take as the prompt's first lines)."""
+    answers = " ".join(f"({LETTERS[i]}) {o}." for i, o in enumerate(options))
+    return f"{OFFICIAL_INSTRUCTION}\n\nQuestion: {question}. Answers: {answers} Correct:"
 
 
 def statements_prompt(statements: list[str]) -> str:
@@ -80,6 +94,12 @@ def yes_no_rule(item, reply: str) -> RuleVerdict:
 
 def multiple_choice_rule(item, reply: str) -> RuleVerdict:
     return _single(parse_letter(reply, n_options=len(item.options)), item.expected)
+
+
+def official_mcq_rule(item, reply: str) -> RuleVerdict:
+    """The authors' letter rule (:func:`.parsing.letter_as_written`): the first capital A–Z of the reply as written;
+    none, or one beyond the options, is ``unparsed`` (wrong)."""
+    return _single(letter_as_written(reply, n_options=len(item.options)), item.expected)
 
 
 def statements_rule(item, reply: str) -> RuleVerdict:
@@ -152,6 +172,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("open", lambda n: 0.0, open_prompt, "open", open_rule, "open_with_reason_open"),
     Format("option_judgement", lambda n: 1 / n, option_judgement_prompt, "option_judgement",
            option_judgement_rule, "open_with_reason_judgement"),
+    Format("official_mcq", lambda n: 1 / n, official_mcq_prompt, "official_mcq", official_mcq_rule),
 )}
 
 
@@ -160,7 +181,7 @@ def format_of(name: str) -> Format:
     try:
         return FORMATS[name]
     except KeyError:
-        raise ValueError(f"unknown format {name!r} (known: {', '.join(ITEM_FORMATS)})") from None
+        raise ValueError(f"unknown format {name!r} (known: {', '.join(ITEM_FORMATS + IMPORTED_FORMATS)})") from None
 
 
 def chance(fmt: str, *, n_options: int = 4, n_statements: int = 4, base_format: str | None = None) -> float:

@@ -11,12 +11,13 @@ from pathlib import Path
 import pandas as pd
 
 from ..formats import items as formats
-from ..formats.registry import multiple_choice_prompt, option_judgement_prompt
+from ..formats.registry import multiple_choice_prompt, official_mcq_prompt, option_judgement_prompt
 from ..errors import Problem
 from ..annotations.language import LETTERS
 from ..seeding import DEFAULT_SEED, stable_seed
 from .vqa_reading import SKIP_REASONS, DATASET, VqaFileError, _normalise, _record_problems, read_vqa_file
 from .vqa_rewriting import REASONS, declarative, proposed_answer_prompt, step1
+from .vqa_tags import FORMAT as OFFICIAL_FORMAT, render_tags
 
 SEED = DEFAULT_SEED
 DISTRACTOR_STRATEGY = "hd_epic_vqa"
@@ -86,6 +87,7 @@ def convert(question: dict, *, source: str, want_true: bool | None = None, seed:
         {**common, "item_id": f"{question_id}#multiple_choice", "format": "multiple_choice",
          "base_format": "multiple_choice", "prompt": multiple_choice_prompt(question["question"], options),
          "expected": LETTERS[idx], "chance": formats.chance("multiple_choice", n_options=n)},
+        official_item(common, question, question_id),
     ]
     if decision.can_stand_alone:
         expected = str(int(options[idx])) if decision.answer_type == "number" else options[idx]
@@ -113,6 +115,15 @@ def convert(question: dict, *, source: str, want_true: bool | None = None, seed:
         "metadata": None if question.get("metadata") is None else json.dumps(question["metadata"]),
         "items": items,
     }
+
+
+def official_item(common: dict, question: dict, question_id: str) -> dict:
+    """The ``official_mcq`` item of one read VQA question (``common``: the item columns its other items share)."""
+    options, inputs = list(question["choices"]), question["inputs"]
+    prompt = official_mcq_prompt(render_tags(question["question"], inputs), [render_tags(o, inputs) for o in options])
+    return {**common, "item_id": f"{question_id}#{OFFICIAL_FORMAT}", "format": OFFICIAL_FORMAT,
+            "base_format": OFFICIAL_FORMAT, "prompt": prompt, "expected": LETTERS[int(question["correct_idx"])],
+            "chance": formats.chance(OFFICIAL_FORMAT, n_options=len(options))}
 
 
 def _expand(paths: list[Path]) -> list[Path]:

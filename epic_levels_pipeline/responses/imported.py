@@ -6,8 +6,11 @@ comes with no annotations, so its clip's audio is not annotated: ``audio_annotat
 can do without annotations:
 
 - ``oracle``   under ``clip`` replies the benchmark's key in the item's format (its self-test: chance-corrected
-               1.0 in every format); under ``no_clip`` it perceives nothing and abstains, as on clips.
-- ``chance``   the clips' chance responder (:func:`.offline.chance`) for every format with options; an open
+               1.0 in every format); under ``no_clip`` it perceives nothing and abstains, as on clips (to an
+               ``official_mcq`` item with the bare ``cannot tell``: no capital letter, unreadable by the authors'
+               rule, though lmms-eval's upper-casing reads it as C).
+- ``chance``   the clips' chance responder (:func:`.offline.chance`) for every format with options (a seeded
+               uniform letter for ``official_mcq``); an open
                reply names a seeded random choice of any imported question of the same prototype and answer
                type (``pool``), so open chance stays near 0 as the format's chance says.
 - ``blind``    a text-only prior: prefers the option that occurs most often among the choices of the
@@ -51,14 +54,20 @@ def _pool(item, pools: dict) -> list[str]:
     return pools.get((item.prototype, item.answer_type)) or [str(o) for o in item.options]
 
 
+def _official(item) -> bool:
+    return item.format == "official_mcq"
+
+
 def oracle(item, condition: str, pools: dict) -> str:
     fmt = reply_format(item)
     if condition == "no_clip":  # perceives nothing: abstains, as the clips' oracle does (scored wrong)
+        if _official(item):  # the abstention alone: no capital letter the authors' rule could read as an option
+            return ABSTAIN
         return f"Answer: {ABSTAIN}" + ("\nBecause: I could not perceive the clip" if _reason(fmt) else "")
     truth = [bool(t) for t in item.option_truth]
     if item.format == "yes_no":
         return render_reply(fmt, bool(item.statement_true))
-    if item.format == "multiple_choice":
+    if item.format in ("multiple_choice", "official_mcq"):
         return render_reply(fmt, truth.index(True))
     if _is_open(item):
         return render_reply(fmt, str(item.expected), reason=_reason(fmt))
@@ -67,6 +76,8 @@ def oracle(item, condition: str, pools: dict) -> str:
 
 def chance_reply(item, condition: str, pools: dict) -> str:
     fmt = reply_format(item)
+    if _official(item):
+        return render_reply(fmt, random.Random(stable_seed("chance", item.item_id, condition)).randrange(len(item.options)))
     if not _is_open(item):
         return chance(Context(item, _NO_EVIDENCE, None, None, condition, {}))
     rng = random.Random(stable_seed("chance", item.item_id, condition))
@@ -83,7 +94,7 @@ def blind(item, condition: str, pools: dict) -> str:
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))
     if item.format == "yes_no":
         return render_reply(fmt, item.statement_value == item.option_values[best])
-    if item.format == "multiple_choice":
+    if item.format in ("multiple_choice", "official_mcq"):
         return render_reply(fmt, best)
     return render_reply(fmt, [i == best for i in range(len(scores))], reason=_reason(fmt))
 

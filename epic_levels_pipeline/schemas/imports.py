@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from .fields import BOOL, INT, STR, STRS, _f
+from .fields import BOOL, FLOAT, INT, RESPONDER, STR, STRS, _f
 from .responses import ITEMS
 
 
@@ -70,4 +70,45 @@ HD_EPIC_VQA_SKIPPED = pa.schema([
     _f("qid", STR, "the upstream question id"),
     _f("reason", STR, "duplicate_choices, answer_not_among_choices or malformed_times"),
     _f("message", STR, "the problem, FILE:QID:FIELD: message"),
+])
+
+VQA_OFFICIAL_PARTIALS = pa.schema([
+    *RESPONDER,
+    _f("condition", STR, "clip or no_clip"),
+    _f("prototype", STR, "the question type (the VQA file's name, e.g. recipe_step_recognition)"),
+    _f("clip_key", STR, "the video's partition: hd_epic_vqa__<video id>"),
+    _f("chance", FLOAT, "chance of the items (1 / number of choices)"),
+    _f("n", INT, "official_mcq replies asked (failed calls included: they count wrong)"),
+    _f("correct", INT, "right by the authors' letter rule (the first A–Z character as written)"),
+    _f("n_unreadable", INT, "replies with no readable letter by the authors' rule (wrong)"),
+    _f("n_failed", INT, "calls that failed or were blocked (status error; wrong, as the authors count them)"),
+    _f("n_skipped", INT, "items not asked (no media for the condition): left out of n"),
+    _f("correct_lmms", INT, "right by lmms-eval's reading (the reply upper-cased, then its first A–Z)"),
+    _f("n_unreadable_lmms", INT, "replies with no readable letter by lmms-eval's reading"),
+])
+
+VQA_OFFICIAL_SCORES = pa.schema([
+    *RESPONDER,
+    _f("condition", STR, "clip or no_clip (the paper's 'blind' rows are text only)"),
+    _f("aggregate", STR, "type (one question type), category (mean of its types), headline (mean of the "
+                         "categories: the paper's Avg.) or pooled (every question once)"),
+    _f("category", STR, "HD-EPIC category (recipe, ingredient, nutrition, fine_grained, 3d_perception, "
+                        "object_motion, gaze); '*' for headline and pooled"),
+    _f("question_type", STR, "the question type (prototype); '*' for category, headline and pooled rows"),
+    _f("n", INT, "questions asked (failed calls included)"),
+    _f("correct", INT, "right by the authors' letter rule"),
+    _f("accuracy", FLOAT, "accuracy by the authors' rule; category: unweighted mean of its types; headline: "
+                          "unweighted mean of the categories"),
+    _f("ci_low", FLOAT, "95 % bootstrap interval of accuracy, resampling videos: low end"),
+    _f("ci_high", FLOAT, "95 % bootstrap interval of accuracy, resampling videos: high end"),
+    _f("chance", FLOAT, "chance (1/5 for five choices)"),
+    _f("n_unreadable", INT, "replies without a readable letter by the authors' rule (counted wrong)"),
+    _f("n_failed", INT, "failed or blocked calls (counted wrong)"),
+    _f("n_skipped", INT, "items not asked (no media for the condition), left out"),
+    _f("accuracy_lmms", FLOAT, "the same aggregate by lmms-eval's reading of the replies (upper-cased first letter)"),
+    _f("n_unreadable_lmms", INT, "replies without a readable letter by lmms-eval's reading"),
+    _f("n_types", INT, "question types averaged (or pooled)"),
+    _f("n_categories", INT, "categories averaged (or pooled)"),
+    _f("n_clips", INT, "videos with asked questions"),
+    _f("note", STR, "what is missing from an average (types or categories not imported), or what a row is"),
 ])

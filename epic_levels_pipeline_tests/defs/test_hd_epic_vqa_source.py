@@ -59,7 +59,7 @@ def test_imported_questions_are_scored_by_the_offline_responders(project, instan
     source = [k.to_user_string() for k in asset_groups(definitions(), partitions="hd_epic_vqa")[1]]
     tags = {"dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]}
     assert _run(instance, source, tags=tags).success
-    assert _run(instance, ["scores"]).success
+    assert _run(instance, ["scores", "vqa_official_scores"]).success
 
     store = TableStore(project.assets)
     skipped = read_parquet([store.path("hd_epic_vqa_skipped")])
@@ -76,14 +76,22 @@ def test_imported_questions_are_scored_by_the_offline_responders(project, instan
     assert not levelled["level"].astype(str).str.startswith(IMPORTED_LEVEL).any()  # never pooled with clips
     top = mine[(mine["level"] == "*") & (mine["subtype"] == "*")].set_index(["responder", "condition", "format"]).sort_index()
     oracle = top.loc["oracle", "clip"]
-    assert set(oracle.index) == {"*", "yes_no", "multiple_choice", "open", "option_judgement", "open_with_reason"}
+    assert set(oracle.index) == {"*", "yes_no", "multiple_choice", "official_mcq", "open", "option_judgement",
+                                 "open_with_reason"}
     assert (oracle["chance_corrected"] == 1.0).all() and (oracle["n"] > 0).all()
     assert top.loc[("oracle", "clip", "*"), "n_clips"] == 2  # clustered by video
     assert top.loc[("oracle", "no_clip", "*"), "accuracy"] == 0.0  # perceives nothing: abstains
     for responder in ("chance", "blind"):
         assert top.loc[(responder, "clip", "*"), "n"] > 0
     presence = top.loc[("presence", "clip", "*")]
-    assert (presence["n"], presence["n_skipped"]) == (0, 16)  # 4 questions x 4 items, skipped with the reason
+    assert (presence["n"], presence["n_skipped"]) == (0, 20)  # 4 questions x 5 items, skipped with the reason
+    official = read_parquet([store.path("vqa_official_scores")]).set_index(["responder", "condition", "aggregate"])
+    assert set(official.loc[("oracle", "clip"), "accuracy"]) == {1.0}  # every type, category, headline, pool
+    assert set(official.loc[("oracle", "no_clip"), "accuracy"]) == {0.0}  # abstains: no letter, unreadable
+    assert (official.loc[("oracle", "no_clip", "pooled"), "n_unreadable"] == 4).all()
+    assert official.loc[("oracle", "clip", "headline"), "note"].startswith("mean of 1 of the benchmark's 7")
+    never = official.loc[("presence", "clip", "pooled")]  # skipped: never asked, so not counted wrong
+    assert (never["n"], never["n_skipped"]) == (0, 4)
     verdicts = read_parquet(store.partition_files("hd_epic_vqa_verdicts"))
     assert set(verdicts.loc[verdicts["responder"] == "presence", "note"]) == {
         "imported question: the presence responder needs the clip's annotations, which it has none of"}

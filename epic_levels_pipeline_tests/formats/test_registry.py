@@ -4,11 +4,13 @@ import pytest
 
 from epic_levels_pipeline.formats.items import FORMATS as ITEM_FORMATS
 from epic_levels_pipeline.formats.parsing import FORMATS as REPLY_FORMATS
-from epic_levels_pipeline.formats.registry import FORMATS, chance, format_of, reply_format, rule_verdict
+from epic_levels_pipeline.formats.registry import (FORMATS, IMPORTED_FORMATS, chance, format_of, reply_format,
+                                                   rule_verdict)
 
 
 def test_every_item_format_has_a_chance_and_every_reply_form_an_entry():
-    assert set(ITEM_FORMATS) - {"open_with_reason"} == set(FORMATS)
+    assert set(ITEM_FORMATS) - {"open_with_reason"} | set(IMPORTED_FORMATS) == set(FORMATS)
+    assert chance("official_mcq", n_options=5) == pytest.approx(0.2)
     forms = {f.reply_format for f in FORMATS.values()} | {f.reason_reply_format for f in FORMATS.values()} - {None}
     assert forms == set(REPLY_FORMATS)
     assert [chance(f, n_options=4, n_statements=4, base_format="option_judgement") for f in ITEM_FORMATS] == \

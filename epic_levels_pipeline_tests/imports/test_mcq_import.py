@@ -122,8 +122,11 @@ def check_items(question: dict, items: list[dict]) -> None:
     idx, options = question["answer_index"], question["options"]
     n = len(options)
     by_format = {i["format"]: i for i in items}
-    assert set(by_format) in ({"yes_no", "multiple_choice", "open", "open_with_reason"},
-                              {"yes_no", "multiple_choice", "option_judgement", "open_with_reason"})
+    assert set(by_format) in ({"yes_no", "multiple_choice", "official_mcq", "open", "open_with_reason"},
+                              {"yes_no", "multiple_choice", "official_mcq", "option_judgement", "open_with_reason"})
+    official = by_format["official_mcq"]  # the question as its authors ask it: five choices, a letter
+    assert official["expected"] == LETTERS[idx] and official["chance"] == pytest.approx(1 / n)
+    assert official["prompt"].endswith("Correct:") and f"({LETTERS[idx]}) " in official["prompt"]
     assert options[idx] == question["answer"]
     mc = by_format["multiple_choice"]
     assert mc["expected"] == LETTERS[idx] and f"\n{LETTERS[idx]}. {options[idx]}\n" in mc["prompt"] + "\n"
@@ -218,7 +221,7 @@ def test_sample_file_copies_are_skipped_and_differences_are_errors(tmp_path):
     sample = {"proto_counting": {"n_questions_in_file": 4, "sample": {k: proto[k] for k in list(proto)[:3]}}}
     sample_file = write(tmp_path / "vqa_benchmark_sample.json", sample)
     questions, items, report = import_files([tmp_path])
-    assert len(questions) == 4 and len(items) == 16 and questions["question_id"].is_unique
+    assert len(questions) == 4 and len(items) == 20 and questions["question_id"].is_unique
     row = report.set_index("file").loc["vqa_benchmark_sample.json"]
     assert (row["n_questions"], row["n_skipped_duplicates"], row["n_imported"]) == (3, 3, 0)
     alone, _, _ = import_files([sample_file])
@@ -241,7 +244,7 @@ def test_main_import_writes_outputs_and_exit_codes(tmp_path, capsys):
     items = pd.read_parquet(out / "hd_epic_vqa_items.parquet")
     questions = pd.read_parquet(out / "hd_epic_vqa_questions.parquet")
     report = pd.read_csv(out / "hd_epic_vqa_import_report.csv")
-    assert len(questions) == 6 and len(items) == 24 and report["n_open"].tolist() == [6]
+    assert len(questions) == 6 and len(items) == 30 and report["n_open"].tolist() == [6]
     assert set(formats.ITEM_COLUMNS) <= set(items.columns)
     assert (items.loc[items["format"] == "yes_no", "expected"] == "yes").sum() == 3  # balanced per file
     assert "proto_counting.json" in capsys.readouterr().out

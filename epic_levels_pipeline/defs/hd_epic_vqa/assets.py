@@ -11,6 +11,8 @@ import dagster as dg
 import pandas as pd
 
 from ...annotations.clips import Clip
+from ...imports import vqa_official
+from ...reporting.vqa_sections import published_layout
 from ...imports.vqa_reading import DATASET, VqaFileError
 from ...imports.vqa_source import answer_pools, load_source
 from ...responses.imported import imported_responses
@@ -19,6 +21,7 @@ from ...scoring.metrics import partials as clip_partial
 from ...scoring.verdicts import verdicts as make_verdicts
 from ..evaluation import EvaluationResource
 from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
+from ..automation import CROSS_CLIP
 from ..partitions import MAX_CLIPS_PER_RUN, clip_in, clip_keys
 from ..resources import ProjectResource
 
@@ -28,7 +31,9 @@ VQA_BACKFILL = dg.BackfillPolicy.multi_run(max_partitions_per_run=MAX_CLIPS_PER_
 NO_MEDIA = "imported question: no clip is cut for HD-EPIC VQA inputs (text-only no_clip runs)"
 IMPORT_TABLES = ("hd_epic_vqa_questions", "hd_epic_vqa_all_items", "hd_epic_vqa_import_report", "hd_epic_vqa_skipped")
 PARTIAL_TABLES = ("hd_epic_vqa_score_partials", "hd_epic_vqa_pair_partials")
-PER_VIDEO_TABLES = ("hd_epic_vqa_items", "hd_epic_vqa_responses", "hd_epic_vqa_verdicts", *PARTIAL_TABLES)
+PER_VIDEO_TABLES = ("hd_epic_vqa_items", "hd_epic_vqa_responses", "hd_epic_vqa_verdicts", *PARTIAL_TABLES,
+                    "hd_epic_vqa_official_partials")
+CROSS_VIDEO_TABLES = ("vqa_official_scores",)
 GROUP = "hd_epic_vqa"
 
 
@@ -43,7 +48,7 @@ class VqaImportConfig(dg.Config):
     outs={
         "hd_epic_vqa_questions": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
                                              description="Every imported VQA question (one base question each)."),
-        "hd_epic_vqa_all_items": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="2",
+        "hd_epic_vqa_all_items": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="3",
                                              description="Every imported question in its formats (what each "
                                                          "video's hd_epic_vqa_items holds)."),
         "hd_epic_vqa_import_report": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
@@ -90,10 +95,11 @@ def hd_epic_vqa_import(context: dg.AssetExecutionContext, config: VqaImportConfi
 
 
 @dg.asset(
-    partitions_def=vqa_partitions, group_name=GROUP, kinds={"pandas", "parquet"}, code_version="2",
+    partitions_def=vqa_partitions, group_name=GROUP, kinds={"pandas", "parquet"}, code_version="3",
     backfill_policy=VQA_BACKFILL, ins={"hd_epic_vqa_all_items": dg.AssetIn()},
-    description="A video's imported items: yes_no, multiple_choice, open or option_judgement, open_with_reason "
-                "(the format registry's templates; no statements item: nothing verifies a second statement).",
+    description="A video's imported items: yes_no, multiple_choice, official_mcq (the question as its authors ask "
+                "it), open or option_judgement, open_with_reason (the format registry's templates; no statements "
+                "item: nothing verifies a second statement).",
 )
 def hd_epic_vqa_items(context: dg.AssetExecutionContext, hd_epic_vqa_all_items: pd.DataFrame):
     frames, metas = {}, {}
@@ -184,3 +190,34 @@ def hd_epic_vqa_partials(context: dg.AssetExecutionContext, hd_epic_vqa_verdicts
         metas = {key: clip_table_metadata(frame, None, 5, batch=len(keys) > 1, first=i == 0)
                  for i, (key, frame) in enumerate(frames.items())}
         yield dg.Output(frames, output_name=name, metadata=batch_metadata(metas, context, name))
+
+
+@dg.asset(
+    partitions_def=vqa_partitions, group_name=GROUP, kinds={"pandas", "parquet"}, code_version="1",
+    backfill_policy=VQA_BACKFILL, ins={"hd_epic_vqa_responses": clip_in(), "hd_epic_vqa_items": clip_in()},
+    description="A video's official_mcq replies counted per responder/model × condition × question type, read by "
+                "the authors' letter rule (first A–Z character as written) and by lmms-eval's (upper-cased): "
+                "right, unreadable, failed (counted wrong), skipped (what vqa_official_scores combines).",
+)
+def hd_epic_vqa_official_partials(context: dg.AssetExecutionContext, hd_epic_vqa_responses: dict[str, pd.DataFrame],
+                                  hd_epic_vqa_items: dict[str, pd.DataFrame]):
+    keys = clip_keys(context)
+    frames = {key: vqa_official.official_partials(hd_epic_vqa_responses[key], hd_epic_vqa_items[key]) for key in keys}
+    metas = {key: clip_table_metadata(frame, None, 5, batch=len(keys) > 1, first=i == 0)
+             for i, (key, frame) in enumerate(frames.items())}
+    return dg.Output(frames, metadata=batch_metadata(metas, context))
+
+
+@dg.asset(
+    group_name=GROUP, kinds={"pandas", "duckdb"}, code_version="1", automation_condition=CROSS_CLIP,
+    ins={"hd_epic_vqa_official_partials": dg.AssetIn(partition_mapping=dg.AllPartitionMapping())},
+    description="HD-EPIC's VQA benchmark by its authors' protocol: accuracy per responder/model × condition × question "
+                "type by their letter rule (failed calls wrong, unreadable replies counted), each category the "
+                "unweighted mean of its types, the headline the unweighted mean of the categories (the paper's "
+                "Avg.), the pooled accuracy beside them, lmms-eval's reading as a variant; intervals resample videos.",
+)
+def vqa_official_scores(hd_epic_vqa_official_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    frame = vqa_official.official_scores(hd_epic_vqa_official_partials)
+    layout = published_layout(frame)
+    return dg.Output(frame, metadata={**table_metadata(frame),
+                                      "published_layout": dg.MetadataValue.md(markdown_table(layout, 40))})

@@ -24,7 +24,10 @@ CHAIN_JOB = dg.define_asset_job("clip_chain_job", selection=PER_CLIP_CHAIN, part
                                 description="Every per-clip asset of a clip or a batch of consecutive clips.")
 # The per-clip caption results and what the cross-clip caption tables make of them.
 CAPTION_PER_CLIP = ("caption_response_scores", "caption_threshold_partials")
-CROSS_CLIP_ALL = AFTER_VERDICTS | dg.AssetSelection.assets(*CAPTION_PER_CLIP).downstream(include_self=False)
+# The per-video official-protocol counts of the imported VQA questions, and the table made of them.
+VQA_PER_VIDEO = ("hd_epic_vqa_official_partials",)
+CROSS_CLIP_ALL = (AFTER_VERDICTS | dg.AssetSelection.assets(*CAPTION_PER_CLIP).downstream(include_self=False)
+                  | dg.AssetSelection.assets(*VQA_PER_VIDEO).downstream(include_self=False))
 # Every cross-clip table (the unpartitioned assets fed by the per-clip chain, the report and the warehouse among them),
 # each step in its own process: at thousands of clips ``epic-levels run`` materializes them through this job so
 # that no process holds more than one table's combine (orchestration/local.py). Two steps at once by default

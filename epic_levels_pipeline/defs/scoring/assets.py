@@ -208,7 +208,8 @@ def judge_audit(project: ProjectResource, evaluation: EvaluationResource,
 
 @dg.asset(
     group_name="scoring", kinds={"html", "markdown"}, code_version="1", automation_condition=CROSS_CLIP,
-    deps=["scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit", "caption_scores"],
+    deps=["scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit", "caption_scores",
+          "vqa_official_scores"],
     description="The human report (Markdown and a self-contained HTML page with plots) under data/reports/, from "
                 "the cross-clip tables (verdict counts from the scores table, not every clip's verdicts).",
 )
@@ -218,12 +219,14 @@ def report(project: ProjectResource) -> dg.MaterializeResult:
 
     paths = project.paths
     tables = {name: load_table(paths, name) for name in ("scores", "paired_comparisons", "over_marking",
-                                                         "shortcut_audit", "judge_audit", "caption_scores")}
+                                                         "shortcut_audit", "judge_audit", "caption_scores",
+                                                         "vqa_official_scores")}
     # the timelines' rows only: every clip's alignments would be read for two sample clips
     captions = {"caption_scores": tables["caption_scores"],
                 "caption_alignments": caption_timeline_rows(paths, CAPTION_SAMPLE_RESPONDER)}
     md, html = write_report(paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
-                            tables["shortcut_audit"], None, tables["judge_audit"], **captions)
+                            tables["shortcut_audit"], None, tables["judge_audit"], **captions,
+                            vqa_official=tables["vqa_official_scores"])
     return dg.MaterializeResult(metadata={  # the report's main table, not a second build of the report
         "markdown": dg.MetadataValue.path(str(md)), "html": dg.MetadataValue.path(str(html)),
         "main_table": dg.MetadataValue.md(markdown_table(report_main_table(tables["scores"]), 80)),

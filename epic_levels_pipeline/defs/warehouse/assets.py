@@ -14,13 +14,13 @@ from ...storage.views import refresh
 from ..automation import CROSS_CLIP
 from ..metadata import markdown_table
 from ..resources import ProjectResource
-from ..hd_epic_vqa.assets import IMPORT_TABLES, PER_VIDEO_TABLES
+from ..hd_epic_vqa.assets import CROSS_VIDEO_TABLES, IMPORT_TABLES, PER_VIDEO_TABLES
 from ..scoring.assets import CLIP_PARTIALS
 
 # Unpartitioned tables (annotation tables, cross-clip scored tables) and per-clip tables (every clip).
 SHARED_TABLES = ["sounds", "narrations", "activities", "recipe_steps", "object_tracks", "vocabulary", "videos",
                  "entity_catalogue", "scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit",
-                 "caption_scores", "caption_threshold_sensitivity", *IMPORT_TABLES]
+                 "caption_scores", "caption_threshold_sensitivity", *IMPORT_TABLES, *CROSS_VIDEO_TABLES]
 PER_CLIP_TABLES = ["clip_annotations", "questions", "distractor_pools", "items", "clip_media", "responses", "verdicts",
                    "caption_references", "caption_responses", "caption_alignments", "caption_response_scores",
                    "caption_threshold_partials",

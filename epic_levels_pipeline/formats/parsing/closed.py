@@ -294,3 +294,25 @@ def parse_number(reply) -> Parsed:
     if len(found) != 1:
         return _bad("no number" if not found else f"different numbers: {sorted(found)}")
     return _ok(found.pop())
+
+
+# --- the five-choice letter item as its authors read it (HD-EPIC's VQA protocol) -------------------------
+
+def letter_as_written(reply, *, n_options: int = 5) -> Parsed:
+    """The option of the first A–Z character of the reply **as written** (HD-EPIC's ``parse_response``): case
+    matters and nothing else is read, so ``B`` and ``(B) the spoon`` are B, ``b`` has no letter, ``The answer is
+    B`` reads ``T`` and ``Answer: B`` reads ``A``. No capital, or one beyond ``n_options`` (``T``), is unreadable
+    (``unparsed``: wrong, as the authors count it)."""
+    for ch in str(reply or ""):
+        if "A" <= ch <= "Z":
+            index = ord(ch) - ord("A")
+            if index < n_options:
+                return _ok(ch, "first capital letter as written")
+            return _bad(f"first capital letter {ch!r} is no option (A–{chr(ord('A') + n_options - 1)})")
+    return _bad("no capital letter A–Z in the reply")
+
+
+def letter_upper_cased(reply, *, n_options: int = 5) -> Parsed:
+    """lmms-eval's reading of the same item: the reply stripped and upper-cased, then its first A–Z character, so
+    ``b`` and ``b.`` are B and ``cannot tell`` reads C; ``The answer is B`` still reads ``T`` (unreadable)."""
+    return letter_as_written(str(reply or "").strip().upper(), n_options=n_options)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...annotations.language import LETTERS
-from .closed import parse_letter, parse_letter_set, parse_option_judgements, parse_yes_no
+from .closed import letter_as_written, parse_letter, parse_letter_set, parse_option_judgements, parse_yes_no
 from .lines import _INLINE_BECAUSE, FORMATS, Parsed, answer_text
 
 
@@ -27,6 +27,7 @@ def render_reply(fmt: str, value, *, reason: str | None = None) -> str:
 
     - ``yes_no``: ``"yes"``/``"no"`` or a bool → ``Answer: yes``.
     - ``multiple_choice``: a letter or a 0-based index → ``Answer: B``.
+    - ``official_mcq``: a letter or a 0-based index → ``B`` (the letter alone: HD-EPIC's own protocol).
     - ``statements``: letters or indices, non-empty → ``Answer: A, C`` (sorted, duplicates dropped).
     - ``open`` / ``open_with_reason_open``: text → ``Answer: <text>`` (whitespace collapsed to one line).
     - ``option_judgement`` / ``open_with_reason_judgement``: bools → ``A: true`` lines.
@@ -43,6 +44,8 @@ def render_reply(fmt: str, value, *, reason: str | None = None) -> str:
         body = f"Answer: {word}"
     elif fmt == "multiple_choice":
         body = f"Answer: {_letter(value)}"
+    elif fmt == "official_mcq":  # the letter alone, as the authors' prompt asks
+        body = _letter(value)
     elif fmt == "statements":
         letters = sorted({_letter(v) for v in ([value] if isinstance(value, str) else value)})
         if not letters:
@@ -75,6 +78,8 @@ def parse_reply(fmt: str, reply, *, n_options: int = 4) -> Parsed:
         return parse_yes_no(reply)
     if fmt == "multiple_choice":
         return parse_letter(reply, n_options=n_options)
+    if fmt == "official_mcq":
+        return letter_as_written(reply, n_options=n_options)
     if fmt == "statements":
         return parse_letter_set(reply, n_options=n_options)
     if fmt in ("open", "open_with_reason_open"):

@@ -79,6 +79,12 @@ def _draw_counts(k: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     return np.bincount((draws + np.arange(n_boot)[:, None] * k).ravel(), minlength=n_boot * k).reshape(n_boot, k)
 
 
+def cluster_draws(k: int, n_boot: int, seed: int = 0) -> np.ndarray:
+    """``(n_boot, k)``: how often each of ``k`` clusters is drawn in each resample — the draws every cluster
+    bootstrap here makes for ``k`` clusters and ``seed``."""
+    return _draw_counts(k, n_boot, np.random.default_rng(seed))
+
+
 def _clusters(values: np.ndarray, clusters, name: str = "values") -> tuple[np.ndarray, int]:
     """Integer codes of ``clusters`` (one per row of ``values``; in sorted order of the ids, so the draws do
     not depend on row order) and how many distinct clusters there are."""
