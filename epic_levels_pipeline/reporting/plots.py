@@ -87,8 +87,14 @@ def bar_panels(panels: list[tuple[str, dict]], groups: list[str], series: list[s
     per_row = min(2, max(1, len(panels)))
     rows = -(-len(panels) // per_row)
     fig = _figure(MAX_WIDTH_IN, 4.0 * rows)
+    legend: dict = {}
     for i, (title, values) in enumerate(panels, 1):
-        _bars(fig.add_subplot(rows, per_row, i), groups, series, values, title,
-              ylabel if (i - 1) % per_row == 0 else "", legend=i == per_row)
+        ax = fig.add_subplot(rows, per_row, i)
+        _bars(ax, groups, series, values, title, ylabel if (i - 1) % per_row == 0 else "", legend=False)
+        legend.update({label: handle for handle, label in zip(*ax.get_legend_handles_labels())})
+    if legend:  # one legend for every panel: a series may have bars in some panels only
+        ordered = [name for name in series if name in legend]
+        fig.legend([legend[name] for name in ordered], ordered, loc="upper left", bbox_to_anchor=(0.81, 0.98),
+                   fontsize=MIN_FONT_PT, frameon=False)
     fig.subplots_adjust(right=0.8, hspace=0.45, wspace=0.25)
     return _png(fig)
