@@ -15,9 +15,9 @@ annotated: the items' ``audio_annotated``, :func:`.responses.conditions.conditio
   10 a second on OpenAI's API, ``video_url`` ~144 a second + audio 25 a second on vLLM / SGLang), for the
   route each model is configured with (the models file, or the provider's defaults for an inline
   ``PROVIDER/MODEL``). Media tokens are sent again with *every* media call; ``silenced`` costs as ``clip``.
-- **Output tokens** per reply by format (:data:`OUTPUT_TOKENS`): ``yes_no`` / ``multiple_choice`` /
+- **Output tokens** per reply by format (each format entry's ``output_tokens``): ``yes_no`` / ``multiple_choice`` /
   ``statements`` ~5, ``open`` ~10, ``option_judgement`` (4b) ~20; ``open_with_reason`` adds
-  :data:`REASON_TOKENS` (~30) to its base format (so ~40 for an open base). Thinking tokens are *not*
+  ~30 (:data:`.formats.registry.REASON_TOKENS`) to its base format (so ~40 for an open base). Thinking tokens are *not*
   included: the project sends ``thinking_budget=0`` by default, but models that cannot turn thinking off
   (e.g. 2.5-pro) bill their thinking as output; pass ``thinking_tokens`` per call to include a guess.
 - **Judge calls** = :data:`JUDGE_SHARE` (30 %) of the open replies (``open`` and ``open_with_reason`` on an
@@ -55,6 +55,7 @@ import pandas as pd
 from .annotations.clips import Clip
 from .annotations.clip_keys import read_manifest
 from .responses.models_config import ModelSpec, find_models_file, resolve
+from .formats.registry import format_of, judge_question, reply_tokens
 from .responses.conditions import conditions_for
 from .responses.pricing import DEFAULT_PRICES, MediaRates, Price, media_rates, parse_price, price_of, price_table_with
 from .responses.providers.gemini_pricing import (BATCH_SHARE, CACHED_INPUT_SHARE, MEDIA_CONDITIONS,
@@ -67,8 +68,6 @@ from .settings import Paths
 
 CHARS_PER_TOKEN = 4
 MEDIA_TOKENS_PER_S = VIDEO_TOKENS_PER_S + AUDIO_TOKENS_PER_S  # ~290
-OUTPUT_TOKENS = {"yes_no": 5, "multiple_choice": 5, "statements": 5, "open": 10, "option_judgement": 20}
-REASON_TOKENS = 30
 JUDGE_SHARE = 0.30
 JUDGE_REPLY = "a short answer"  # stands for the model's reply inside an estimated judge prompt
 JUDGE_OUTPUT_TOKENS = 8         # {"choice": "B"}
@@ -99,9 +98,7 @@ def text_tokens(text: str) -> int:
 
 
 def output_tokens(fmt: str, base_format: str | None = None) -> int:
-    if fmt == "open_with_reason":
-        return OUTPUT_TOKENS.get(base_format or "open", OUTPUT_TOKENS["open"]) + REASON_TOKENS
-    return OUTPUT_TOKENS[fmt]
+    return reply_tokens(fmt, base_format)
 
 
 def load_items(paths: Paths, clips: list[Clip] | None = None) -> tuple[pd.DataFrame, dict[str, int]]:
@@ -135,9 +132,9 @@ def load_items(paths: Paths, clips: list[Clip] | None = None) -> tuple[pd.DataFr
 
 
 def _judge_prompt_tokens(item) -> int:
-    from .scoring.verdicts import _question_text, judge_prompt
+    from .scoring.verdicts import judge_prompt
 
-    return text_tokens(judge_prompt(_question_text(item), JUDGE_REPLY, list(item.options)))
+    return text_tokens(judge_prompt(judge_question(item), JUDGE_REPLY, list(item.options)))
 
 
 def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None,
@@ -172,7 +169,7 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
         duration = Clip.from_key(item.clip_key).duration_s
         prompt = text_tokens(item.prompt)
         out = output_tokens(item.format, getattr(item, "base_format", None)) + thinking_tokens
-        is_open = item.format == "open" or (item.format == "open_with_reason" and item.base_format == "open")
+        is_open = format_of(getattr(item, "base_format", None) or item.format).free_text  # only free answers are judged
         judge_tokens = _judge_prompt_tokens(item) if is_open else 0
         for condition in conditions_for(item.audio_annotated):
             media = condition in MEDIA_CONDITIONS

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from epic_levels_pipeline.annotations.clips import Clip
-from epic_levels_pipeline.formats.items import FORMATS
+from epic_levels_pipeline.formats.registry import ITEM_FORMATS as FORMATS
 from epic_levels_pipeline.pipeline import CoreResult, run_core
 from epic_levels_pipeline.settings import Paths
 

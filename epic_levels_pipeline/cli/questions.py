@@ -11,11 +11,11 @@ from .options import about, clip_flag, location_flags
 
 
 def add_parser(sub) -> None:
-    from ..formats.registry import ITEM_FORMATS
+    from ..formats.registry import item_formats
 
     p = sub.add_parser("questions", **about("print a clip's questions (and format variants) as a person reads them"))
     clip_flag(p)
-    p.add_argument("--format", choices=ITEM_FORMATS,
+    p.add_argument("--format", choices=item_formats(),
                    help="print the clip's items in this format, as they are sent (default: the base questions with "
                         "level, subtype, options, key and provenance)")
     location_flags(p)

@@ -43,14 +43,13 @@ from ..annotations.catalogue import Catalogue, object_class
 from ..annotations.clip_rows import audio_annotated
 from ..bank.clip_view import ClipView
 from ..records import records
-from ..annotations.language import LETTERS, capitalise, cue_phrase
+from ..annotations.language import capitalise, cue_phrase
 from ..seeding import DEFAULT_SEED, stable_seed
 from ..bank.kinds import synonyms
 from ..bank.solvers import solve
-from .registry import (ITEM_FORMATS, chance, multiple_choice_prompt, open_prompt, option_judgement_prompt,
-                       statements_prompt, yes_no_prompt)
-
-FORMATS = ITEM_FORMATS
+from .item_text import QuestionItems
+from .prompts import open_prompt, yes_no_prompt
+from .registry import FORMATS
 LIST_DEPENDENT = ("which of the following", "of these", "listed", "options", "above", "below")
 
 ITEM_COLUMNS = [
@@ -89,10 +88,6 @@ def _statement(template: str, option: str) -> str:
     text = template.format(option=option)
     text = re.sub(r"\.\.$", ".", text)
     return capitalise(text)
-
-
-def _truth_string(truth: list[bool]) -> str:
-    return ",".join("true" if t else "false" for t in truth)
 
 
 def yes_no_truths(question_ids: list[str], seed: int, clip_key: str,
@@ -170,44 +165,21 @@ def build_items(questions: pd.DataFrame, view: ClipView, cat: Catalogue, *, seed
                 "option_truth": [bool(t) for t in truth], "candidate_synonyms": json.dumps(syn),
                 "statements": None, "statement_value": None, "statement_true": None, "audio_annotated": heard}
         rng = random.Random(stable_seed(seed, q.question_id, "formats"))
-
-        # 1 yes/no
-        want_true = yes_no[q.question_id]
-        wrong = [i for i, t in enumerate(truth) if not t]
-        idx = q.answer_index if want_true else rng.choice(wrong)
-        statement = _statement(q.statement, options[idx])
-        items.append({**base, "item_id": f"{q.question_id}#yes_no", "format": "yes_no", "base_format": "yes_no",
-                      "prompt": yes_no_prompt(statement), "expected": "yes" if truth[idx] else "no",
-                      "chance": chance("yes_no"), "statement_value": values[idx], "statement_true": bool(truth[idx])})
-        # 2 multiple choice
-        items.append({**base, "item_id": f"{q.question_id}#multiple_choice", "format": "multiple_choice",
-                      "base_format": "multiple_choice", "prompt": multiple_choice_prompt(q.question, options),
-                      "expected": LETTERS[q.answer_index], "chance": chance("multiple_choice", n_options=len(options))})
-        # 3 statements
-        chosen = _choose_statements(q, options, truth, trues, falses, rng)
-        expected = ",".join(LETTERS[i] for i, s in enumerate(chosen) if s["truth"])
-        items.append({**base, "item_id": f"{q.question_id}#statements", "format": "statements", "base_format": "statements",
-                      "prompt": statements_prompt([s["text"] for s in chosen]), "expected": expected,
-                      "chance": chance("statements", n_statements=len(chosen)),
-                      "statements": json.dumps([{**s, "letter": LETTERS[i]} for i, s in enumerate(chosen)])})
-        # 4 open or 4b, and 5 with a reason
+        # Step 1 by the generator, then the checker: an open wording that mentions an option cannot stand alone.
         stand_alone = bool(q.can_stand_alone)
         if stand_alone:
             problems = open_problems(open_prompt(q.open_question, q.answer_type), options)
             if problems:
                 rejected.append(f"{q.question_id}: {'; '.join(problems)} → option_judgement")
                 stand_alone = False
-        if stand_alone:
-            for fmt, reason in (("open", False), ("open_with_reason", True)):
-                items.append({**base, "item_id": f"{q.question_id}#{fmt}", "format": fmt, "base_format": "open",
-                              "prompt": open_prompt(q.open_question, q.answer_type, reason), "expected": q.answer,
-                              "chance": chance("open")})
-        else:
-            for fmt, reason in (("option_judgement", False), ("open_with_reason", True)):
-                items.append({**base, "item_id": f"{q.question_id}#{fmt}", "format": fmt, "base_format": "option_judgement",
-                              "prompt": option_judgement_prompt(q.question, options, reason),
-                              "expected": _truth_string(truth),
-                              "chance": chance("option_judgement", n_options=len(options))})
+        asked = QuestionItems(
+            q.question_id, base, q.question, options, values, [bool(t) for t in truth], q.answer_index, rng,
+            yes_no[q.question_id], lambda i, q=q, options=options: yes_no_prompt(_statement(q.statement, options[i])),
+            stand_alone, q.open_question, q.answer_type, q.answer, q.question, options,
+            lambda q=q, options=options, truth=truth, rng=rng: _choose_statements(q, options, truth, trues, falses, rng))
+        for entry in list(FORMATS.values()):
+            if "bank" in entry.asked_of:
+                items += entry.items(entry, asked)
     return pd.DataFrame(items, columns=ITEM_COLUMNS), rejected
 
 

@@ -1,179 +1,140 @@
-"""The answer formats, one entry each: name, chance, prompt template, reply parser and scoring rule.
+"""The answer formats, one :class:`Format` entry each: everything a format decides is found in its entry, so
+adding a format is one entry (:func:`register_format`).
 
 A base question is asked in five base formats (``yes_no``, ``multiple_choice``, ``statements``, ``open``,
 ``option_judgement``); ``open_with_reason`` asks the ``open`` or ``option_judgement`` item again with a
-``Because:`` line and is scored by its base format. :data:`FORMATS` holds one :class:`Format` per base
-format; everything that depends on the format — the chance an item is right by guessing, the prompt's
-stated output form, the parser of replies, the rule that turns a reply into a verdict — is found there,
-so adding a format is one entry here (and its prompt and parser functions). ``official_mcq`` (HD-EPIC's VQA question
-as its authors ask it, :data:`IMPORTED_FORMATS`) is asked of imported questions only.
-
-A rule returns ``(parsed, correct, scored_by, note, n_marked_true)``: ``scored_by`` is ``rule``,
-``unparsed`` (the reply is not in the stated form: wrong, never guessed at) or ``undecided`` (an open
-answer the rules cannot resolve to one candidate; the judge decides, or it stays undecided).
+``Because:`` line and is scored by its base format. ``official_mcq`` (HD-EPIC's VQA question as its authors ask
+it) is asked of imported questions only.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Callable
 
-from ..annotations.language import LETTERS
-from ..bank.subtypes import OPEN_FORMATS
-from .parsing import (Parsed, answer_text, letter_as_written, parse_letter, parse_letter_set, parse_number,
-                      parse_option_judgements, parse_yes_no, resolve_open)
+from . import answers, item_text, rules
+from .answers import OfflineAnswers
+from .parsing import REPLY_FORMS, ReplyForm
+from .rules import RuleVerdict
 
-REASON_LINE = "Because: <one sentence on what you saw or heard that supports your answer>"
-ITEM_FORMATS = ("yes_no", "multiple_choice", "statements", "open", "option_judgement", "open_with_reason")
-# Formats only an imported benchmark's items are asked in: ``official_mcq`` is HD-EPIC's VQA question as its authors
-# ask it (the question, its five choices, a letter reply), scored by their letter rule.
-IMPORTED_FORMATS = ("official_mcq",)
-# What the authors' instruction says, in our words: a letter only, always an answer.
-OFFICIAL_INSTRUCTION = ("Answer the multiple-choice question about the video with the letter of the correct answer "
-                        "only, for example A or B. Give no other text, and answer even if you are not sure.")
-# An open answer that says it cannot tell is wrong by rule (never sent to the judge).
-ABSTAIN = re.compile(r"^\W*(cannot tell|can't tell|i (do not|don't) know|unknown|not sure|no idea|unsure)\W*$", re.I)
-
-RuleVerdict = tuple[str, "bool | None", str, str, "int | None"]
+OPEN_WITH_REASON = "open_with_reason"
+REASON_TOKENS = 30  # the estimate's tokens of a Because line
+ASKED_OF = ("bank", "imported")  # the question sources: the generated bank, an imported benchmark
 
 
-# --- prompt templates -----------------------------------------------------------------------------------
+def stated_question(item) -> str:
+    """The item's question without its stated output form (what the judge may see)."""
+    return item.prompt.split("\n\nReply in exactly this format")[0].split(" Answer with ")[0].strip()
 
 
-def options_block(options: list[str]) -> str:
-    return "\n".join(f"{LETTERS[i]}. {o}" for i, o in enumerate(options))
+def lists_nothing(item) -> list[str]:
+    return []
 
 
-def yes_no_prompt(statement: str) -> str:
-    return (f"Statement: {statement}\n\nIs this statement true for the clip?\n"
-            "Reply in exactly this format:\nAnswer: <yes/no>")
+def lists_options(item) -> list[str]:
+    return [str(o) for o in item.options]
 
 
-def multiple_choice_prompt(question: str, options: list[str]) -> str:
-    return (f"{question}\n{options_block(options)}\n\nReply with the letter of the correct option, in exactly this format:\n"
-            "Answer: <letter>")
+def lists_statements(item) -> list[str]:
+    return [s["text"] for s in json.loads(item.statements)]
 
 
-def official_mcq_prompt(question: str, options: list[str]) -> str:
-    """The question as HD-EPIC's evaluation asks it: ``Question: <q>. Answers: (A) <choice>. (B) … Correct:``
-    after the instruction (their system prompt, which the providers here take as the prompt's first lines)."""
-    answers = " ".join(f"({LETTERS[i]}) {o}." for i, o in enumerate(options))
-    return f"{OFFICIAL_INSTRUCTION}\n\nQuestion: {question}. Answers: {answers} Correct:"
-
-
-def statements_prompt(statements: list[str]) -> str:
-    return ("Which of these statements are true for the clip? Several may be true; select every true one.\n"
-            f"{options_block(statements)}\n\nReply in exactly this format, listing the letters of all true statements:\n"
-            "Answer: <letters separated by commas>")
-
-
-def open_prompt(question: str, answer_type: str, reason: bool = False) -> str:
-    tail = f"\n{REASON_LINE}" if reason else ""
-    return f"{question} {OPEN_FORMATS[answer_type]}\n\nReply in exactly this format:\nAnswer: <your answer>{tail}"
-
-
-def option_judgement_prompt(question: str, options: list[str], reason: bool = False) -> str:
-    lines = "\n".join(f"{LETTERS[i]}: <true/false>" for i in range(len(options)))
-    tail = f"\n{REASON_LINE}" if reason else ""
-    return (f"{question}\n{options_block(options)}\n\nJudge each option on its own: is it true for the clip? "
-            f"Reply in exactly this format, one line per option:\n{lines}{tail}")
-
-
-# --- rules ----------------------------------------------------------------------------------------------
-
-
-def _single(p: Parsed, expected) -> RuleVerdict:
-    return (str(p.value), p.value == expected, "rule", p.note, None) if p.ok else ("", False, "unparsed", p.note, None)
-
-
-def yes_no_rule(item, reply: str) -> RuleVerdict:
-    return _single(parse_yes_no(reply), item.expected)
-
-
-def multiple_choice_rule(item, reply: str) -> RuleVerdict:
-    return _single(parse_letter(reply, n_options=len(item.options)), item.expected)
-
-
-def official_mcq_rule(item, reply: str) -> RuleVerdict:
-    """The authors' letter rule (:func:`.parsing.letter_as_written`): the first capital A–Z of the reply as written;
-    none, or one beyond the options, is ``unparsed`` (wrong)."""
-    return _single(letter_as_written(reply, n_options=len(item.options)), item.expected)
-
-
-def statements_rule(item, reply: str) -> RuleVerdict:
-    """The exact set of true statements; ``n_marked_true`` counts the letters marked (over-marking)."""
-    p = parse_letter_set(reply, n_options=len(json.loads(item.statements)))
-    if not p.ok:
-        return "", False, "unparsed", p.note, None
-    parsed = ",".join(sorted(p.value))
-    return parsed, parsed == item.expected, "rule", p.note, len(p.value)
-
-
-def option_judgement_rule(item, reply: str) -> RuleVerdict:
-    """Every option judged, all judgements right; ``n_marked_true`` counts the options judged true."""
-    p = parse_option_judgements(reply, n_options=len(item.options))
-    if not p.ok:
-        return "", False, "unparsed", p.note, None
-    parsed = ",".join("true" if v else "false" for v in p.value)
-    return parsed, parsed == item.expected, "rule", p.note, sum(bool(v) for v in p.value)
-
-
-def open_rule(item, reply: str) -> RuleVerdict:
-    """An explicit abstention is wrong; a count must be the number; a name resolved to exactly one candidate
-    (:func:`.parsing.resolve_open`) is scored, anything else is left ``undecided`` for the judge."""
-    text = answer_text(reply)
-    if not text.ok:
-        return "", False, "unparsed", text.note, None
-    answer = str(text.value)
-    if ABSTAIN.match(answer):
-        return "(abstained)", False, "rule", "explicit abstention", None
-    if item.answer_type == "number":
-        p = parse_number(reply)
-        if not p.ok:
-            return "", False, "unparsed", p.note, None
-        return str(p.value), str(p.value) == str(item.expected), "rule", p.note, None
-    key_index = list(item.options).index(item.expected)
-    p = resolve_open(answer, json.loads(item.candidate_synonyms))
-    if p.ok:
-        return item.options[p.value], p.value == key_index, "rule", p.note, None
-    return answer, None, "undecided", p.note, None
-
-
-# --- the registry -------------------------------------------------------------------------------------------
+def expected_value(item):
+    return item.expected
 
 
 @dataclass(frozen=True)
 class Format:
     """One base answer format.
 
-    ``chance(n)`` is the probability of a right answer by guessing among the ``n`` options (or statements)
-    the item lists without looking at the clip: uniformly one option, one non-empty set of statements; for
-    ``option_judgement``, whose questions have exactly one true option by construction, one option marked
-    true at random (1/n: the best content-blind reply, where judging each option by a coin gets 1/2^n).
-    ``prompt`` renders the item's prompt; ``reply_format`` names the :func:`.parsing.render_reply` /
-    :func:`.parsing.parse_reply` form (``open_with_reason`` items use ``reason_reply_format``); ``rule`` scores
-    a reply against an item row.
+    - ``chance(n)``: the probability of a right answer by guessing among the ``n`` options (``counts``:
+      ``options`` or ``statements``) without the clip; ``option_judgement``'s questions have exactly one true
+      option, so its best content-blind reply (one option marked true) gets 1/n, not a coin's 1/2^n.
+    - ``items(entry, q)``: the format's item rows of one base question (:mod:`.item_text`); ``asked_of``: the
+      sources whose questions are asked in it.
+    - ``reply`` / ``reason_reply``: the stated output forms (the ``open_with_reason`` variant, where it has one);
+      ``rule``: a reply against an item row → verdict; ``answers``: the offline responders' replies.
+    - ``free_text``: replies name an answer rather than pick listed ones (the judge decides undecided ones).
+    - ``output_tokens``: the estimate's tokens of a reply; ``judge_question``: the question the judge sees;
+      ``listed`` / ``answer_value``: what the export shows as the item's options, and a right reply's value.
     """
 
     name: str
     chance: Callable[[int], float]
-    prompt: Callable[..., str]
-    reply_format: str
+    items: Callable[["Format", item_text.QuestionItems], list[dict]]
+    reply: ReplyForm
     rule: Callable[[object, str], RuleVerdict]
-    reason_reply_format: str | None = None  # the open_with_reason variant, for the formats that have one
+    answers: OfflineAnswers
+    output_tokens: int
+    reason_reply: ReplyForm | None = None
+    counts: str = "options"
+    asked_of: tuple[str, ...] = ("bank", "imported")
+    free_text: bool = False
+    judge_question: Callable[[object], str] = stated_question
+    listed: Callable[[object], list[str]] = lists_nothing
+    answer_value: Callable[[object], object] = expected_value
+
+    @property
+    def reply_format(self) -> str:
+        return self.reply.name
+
+    @property
+    def reason_reply_format(self) -> str | None:
+        return self.reason_reply.name if self.reason_reply is not None else None
 
 
-FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("yes_no", lambda n: 1 / 2, yes_no_prompt, "yes_no", yes_no_rule),
-    Format("multiple_choice", lambda n: 1 / n, multiple_choice_prompt, "multiple_choice", multiple_choice_rule),
-    Format("statements", lambda n: 1 / (2 ** n - 1), statements_prompt, "statements", statements_rule),
-    Format("open", lambda n: 0.0, open_prompt, "open", open_rule, "open_with_reason_open"),
-    Format("option_judgement", lambda n: 1 / n, option_judgement_prompt, "option_judgement",
-           option_judgement_rule, "open_with_reason_judgement"),
-    Format("official_mcq", lambda n: 1 / n, official_mcq_prompt, "official_mcq", official_mcq_rule),
-)}
+FORMATS: dict[str, Format] = {}
+
+
+def register_format(entry: Format) -> Format:
+    """Add a format (and its reply forms); its items are built, answered, scored and exported from then on."""
+    FORMATS[entry.name] = entry
+    for form in (entry.reply, entry.reason_reply):
+        if form is not None:
+            REPLY_FORMS[form.name] = form
+    return entry
+
+
+def unregister_format(name: str) -> None:
+    entry = FORMATS.pop(name, None)
+    used = {f.name for e in FORMATS.values() for f in (e.reply, e.reason_reply) if f is not None}
+    for form in (entry.reply, entry.reason_reply) if entry else ():
+        if form is not None and form.name not in used:
+            REPLY_FORMS.pop(form.name, None)
+
+
+_FORMS = REPLY_FORMS
+for _entry in (
+    Format("yes_no", lambda n: 1 / 2, item_text.yes_no_items, _FORMS["yes_no"], rules.yes_no_rule, answers.YES_NO,
+           output_tokens=5),
+    Format("multiple_choice", lambda n: 1 / n, item_text.multiple_choice_items, _FORMS["multiple_choice"],
+           rules.multiple_choice_rule, answers.PICK_ONE, output_tokens=5, listed=lists_options),
+    Format("official_mcq", lambda n: 1 / n, item_text.official_mcq_items, _FORMS["official_mcq"],
+           rules.official_mcq_rule, answers.PICK_ONE, output_tokens=5, asked_of=("imported",)),
+    Format("statements", lambda n: 1 / (2 ** n - 1), item_text.statements_items, _FORMS["statements"],
+           rules.statements_rule, answers.STATEMENTS, output_tokens=5, counts="statements", asked_of=("bank",),
+           listed=lists_statements, answer_value=lambda item: str(item.expected).split(",")),
+    Format("open", lambda n: 0.0, item_text.open_items, _FORMS["open"], rules.open_rule, answers.OPEN,
+           output_tokens=10, reason_reply=_FORMS["open_with_reason_open"], free_text=True),
+    Format("option_judgement", lambda n: 1 / n, item_text.option_judgement_items, _FORMS["option_judgement"],
+           rules.option_judgement_rule, answers.JUDGEMENTS, output_tokens=20,
+           reason_reply=_FORMS["open_with_reason_judgement"], listed=lists_options,
+           answer_value=lambda item: [part == "true" for part in str(item.expected).split(",")]),
+):
+    register_format(_entry)
+
+
+def item_formats(source: str = "bank") -> tuple[str, ...]:
+    """The item formats a source's questions are asked in, in registry order (``open_with_reason`` last)."""
+    names = tuple(f.name for f in FORMATS.values() if source in f.asked_of)
+    reasoned = any(f.reason_reply is not None for f in FORMATS.values() if source in f.asked_of)
+    return names + ((OPEN_WITH_REASON,) if reasoned else ())
+
+
+ITEM_FORMATS = item_formats("bank")  # the built-in formats of the bank's items
+# Formats only an imported benchmark's items are asked in.
+IMPORTED_FORMATS = tuple(f.name for f in FORMATS.values() if f.asked_of == ("imported",))
 
 
 def format_of(name: str) -> Format:
@@ -181,23 +142,39 @@ def format_of(name: str) -> Format:
     try:
         return FORMATS[name]
     except KeyError:
-        raise ValueError(f"unknown format {name!r} (known: {', '.join(ITEM_FORMATS + IMPORTED_FORMATS)})") from None
+        known = item_formats("bank") + tuple(n for n in FORMATS if "bank" not in FORMATS[n].asked_of)
+        raise ValueError(f"unknown format {name!r} (known: {', '.join(known)})") from None
+
+
+def entry_of(item) -> Format:
+    """The entry an item row is asked, answered and scored by (its base format's)."""
+    return format_of(item.base_format)
 
 
 def chance(fmt: str, *, n_options: int = 4, n_statements: int = 4, base_format: str | None = None) -> float:
-    """The one place chance is decided: 1/2, 1/n, 1/(2^k − 1) (exact non-empty set), 0 (open), 1/k (4b: one
-    of its k options is true, so a content-blind reply marking one option true is right 1 time in k)."""
-    if fmt == "open_with_reason":
-        return chance(base_format or "open", n_options=n_options, n_statements=n_statements)
-    return format_of(fmt).chance(n_statements if fmt == "statements" else n_options)
+    """The one place chance is decided, by the format's entry (``open_with_reason`` by its base format)."""
+    entry = format_of(base_format or "open") if fmt == OPEN_WITH_REASON else format_of(fmt)
+    return entry.chance(n_statements if entry.counts == "statements" else n_options)
 
 
 def reply_format(item) -> str:
-    """The :func:`.parsing.render_reply` form of an item row (``open_with_reason`` by its base format)."""
-    entry = format_of(item.base_format)
-    return entry.reason_reply_format if item.format == "open_with_reason" else entry.reply_format
+    """The reply form of an item row (``open_with_reason`` by its base format)."""
+    entry = entry_of(item)
+    return entry.reason_reply_format if item.format == OPEN_WITH_REASON else entry.reply_format
 
 
 def rule_verdict(item, reply: str) -> RuleVerdict:
     """(parsed, correct, scored_by, note, n_marked_true) by the rule of the item's base format."""
-    return format_of(item.base_format).rule(item, reply)
+    return entry_of(item).rule(item, reply)
+
+
+def judge_question(item) -> str:
+    """The question of an item as the judge sees it (no options, no stated output form)."""
+    return entry_of(item).judge_question(item)
+
+
+def reply_tokens(fmt: str, base_format: str | None = None) -> int:
+    """The estimate's output tokens of a reply to an item of format ``fmt`` (a Because line adds its own)."""
+    if fmt == OPEN_WITH_REASON:
+        return format_of(base_format or "open").output_tokens + REASON_TOKENS
+    return format_of(fmt).output_tokens

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..formats import items as formats
-from ..formats.registry import multiple_choice_prompt, official_mcq_prompt, option_judgement_prompt
+from ..formats import items as formats, prompts
+from ..formats.item_text import QuestionItems
+from ..formats.registry import FORMATS
 from ..errors import Problem
-from ..annotations.language import LETTERS
 from ..seeding import DEFAULT_SEED, stable_seed
 from .vqa_reading import SKIP_REASONS, DATASET, VqaFileError, _normalise, _record_problems, read_vqa_file
-from .vqa_rewriting import REASONS, declarative, proposed_answer_prompt, step1
-from .vqa_tags import FORMAT as OFFICIAL_FORMAT, render_tags
+from .vqa_rewriting import declarative, proposed_answer_prompt, step1
+from .vqa_tags import render_tags
 
 SEED = DEFAULT_SEED
 DISTRACTOR_STRATEGY = "hd_epic_vqa"
@@ -63,44 +63,34 @@ def convert(question: dict, *, source: str, want_true: bool | None = None, seed:
     rng = random.Random(stable_seed(seed, question_id, "formats"))
     if want_true is None:
         want_true = stable_seed(seed, question_id, "yes_no") % 2 == 0
-    shown = idx if want_true else rng.choice([i for i in range(n) if i != idx])
-    statement = declarative(question["question"], options[shown])
-    yes_no_style = "statement" if statement else "proposed_answer"
-    yes_no_text = formats.yes_no_prompt(statement) if statement else proposed_answer_prompt(question["question"], options[shown])
     truth = [i == idx for i in range(n)]
+
+    def yes_no_prompt(shown: int) -> str:
+        statement = declarative(question["question"], options[shown])
+        return prompts.yes_no_prompt(statement) if statement else proposed_answer_prompt(question["question"],
+                                                                                          options[shown])
+
+    inputs = question["inputs"]
+    asked = QuestionItems(
+        question_id, {}, question["question"], options, [f"choice:{i}" for i in range(n)], truth, idx, rng, want_true,
+        yes_no_prompt, decision.can_stand_alone, decision.open_question, decision.answer_type,
+        str(int(options[idx])) if decision.answer_type == "number" else options[idx],
+        render_tags(question["question"], inputs), [render_tags(o, inputs) for o in options])
+    shown = asked.yes_no_index  # drawn first, as the yes/no item's wording is part of every item's columns
+    yes_no_style = "statement" if declarative(question["question"], options[shown]) else "proposed_answer"
     ids = _input_ids(question["inputs"])
     base_format = "open" if decision.can_stand_alone else "option_judgement"
-    common = {
+    asked.base.update({
         "question_id": question_id, "clip_key": None, "dataset": DATASET, "video_id": ids[0],
         "subtype": question["prototype"], "level": None, "distractor_strategy": DISTRACTOR_STRATEGY,
-        "answer_type": decision.answer_type, "options": options, "option_values": [f"choice:{i}" for i in range(n)],
+        "answer_type": decision.answer_type, "options": options, "option_values": asked.values,
         "option_truth": truth, "candidate_synonyms": json.dumps([[o] for o in options]), "statements": None,
         "statement_value": None, "statement_true": None, "source_file": question["source_file"],
         "prototype": question["prototype"], "source_qid": qid, "step1_reason_code": decision.reason_code,
         "yes_no_style": yes_no_style, "input_ids": ids,
         "audio_annotated": False,  # an imported question comes with no annotations: its clip's audio is not evidence
-    }
-    items = [
-        {**common, "item_id": f"{question_id}#yes_no", "format": "yes_no", "base_format": "yes_no",
-         "prompt": yes_no_text, "expected": "yes" if truth[shown] else "no", "chance": formats.chance("yes_no"),
-         "statement_value": f"choice:{shown}", "statement_true": truth[shown]},
-        {**common, "item_id": f"{question_id}#multiple_choice", "format": "multiple_choice",
-         "base_format": "multiple_choice", "prompt": multiple_choice_prompt(question["question"], options),
-         "expected": LETTERS[idx], "chance": formats.chance("multiple_choice", n_options=n)},
-        official_item(common, question, question_id),
-    ]
-    if decision.can_stand_alone:
-        expected = str(int(options[idx])) if decision.answer_type == "number" else options[idx]
-        for fmt, reason in (("open", False), ("open_with_reason", True)):
-            items.append({**common, "item_id": f"{question_id}#{fmt}", "format": fmt, "base_format": "open",
-                          "prompt": formats.open_prompt(decision.open_question, decision.answer_type, reason),
-                          "expected": expected, "chance": formats.chance("open")})
-    else:
-        expected = ",".join("true" if t else "false" for t in truth)
-        for fmt, reason in (("option_judgement", False), ("open_with_reason", True)):
-            items.append({**common, "item_id": f"{question_id}#{fmt}", "format": fmt, "base_format": "option_judgement",
-                          "prompt": option_judgement_prompt(question["question"], options, reason),
-                          "expected": expected, "chance": formats.chance("option_judgement", n_options=n)})
+    })
+    items = [row for entry in list(FORMATS.values()) if "imported" in entry.asked_of for row in entry.items(entry, asked)]
     return {
         "question_id": question_id, "dataset": DATASET, "source_file": question["source_file"],
         "prototype": question["prototype"], "source_qid": qid, "video_id": ids[0], "input_ids": ids,
@@ -115,15 +105,6 @@ def convert(question: dict, *, source: str, want_true: bool | None = None, seed:
         "metadata": None if question.get("metadata") is None else json.dumps(question["metadata"]),
         "items": items,
     }
-
-
-def official_item(common: dict, question: dict, question_id: str) -> dict:
-    """The ``official_mcq`` item of one read VQA question (``common``: the item columns its other items share)."""
-    options, inputs = list(question["choices"]), question["inputs"]
-    prompt = official_mcq_prompt(render_tags(question["question"], inputs), [render_tags(o, inputs) for o in options])
-    return {**common, "item_id": f"{question_id}#{OFFICIAL_FORMAT}", "format": OFFICIAL_FORMAT,
-            "base_format": OFFICIAL_FORMAT, "prompt": prompt, "expected": LETTERS[int(question["correct_idx"])],
-            "chance": formats.chance(OFFICIAL_FORMAT, n_options=len(options))}
 
 
 def _expand(paths: list[Path]) -> list[Path]:

@@ -1,7 +1,7 @@
 """HD-EPIC's VQA benchmark scored by its authors' protocol, beside the project's chance-corrected formats.
 
 Each imported question is also asked as its authors ask it: an ``official_mcq`` item
-(:func:`.vqa_conversion.official_item`), the question and its five choices with ``<TIME …>`` / ``<BBOX …>`` tags
+(:func:`..formats.item_text.official_mcq_items`), the question and its five choices with ``<TIME …>`` / ``<BBOX …>`` tags
 written out as their evaluation writes them (:func:`.vqa_tags.render_tags`), and a letter reply. :mod:`..formats.registry` holds the format (chance 1/5, the authors'
 letter rule). Then :func:`official_partials` (per video) and :func:`official_scores` (every video) give the
 table ``vqa_official_scores``, the published way:

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..formats import items as formats
+from ..formats.prompts import open_prompt
 from ..bank.subtypes import OPEN_FORMATS
 from ..annotations.language import capitalise
 
@@ -188,7 +189,7 @@ def step1(question: str, choices: list[str], choices_raw: list | None = None) ->
     open_q, notes = rewrite_stand_alone(question)
     if open_q is None:
         return no("set_selection", "; ".join(notes))
-    prompt = formats.open_prompt(open_q, answer_type)
+    prompt = open_prompt(open_q, answer_type)
     problems = formats.open_problems(prompt, choices)
     if problems:
         markup_only = not formats.open_problems(_mask_markup(prompt), choices)

@@ -26,7 +26,8 @@ from ..bank.clip_view import ClipView
 from ..records import records
 from ..annotations.clips import Clip
 from .conditions import items_by_condition, perceived_streams
-from .offline import OFFLINE_MODEL, Context, offline_reply
+from ..formats.answers import Context
+from .offline import OFFLINE_MODEL, offline_reply
 
 RESPONSE_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format",

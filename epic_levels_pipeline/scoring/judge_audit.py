@@ -54,7 +54,8 @@ import pandas as pd
 from ..records import records
 from ..formats.parsing import answer_text
 from ..seeding import stable_seed
-from .verdicts import JudgeRequest, _question_text, judge_identity, judge_order
+from ..formats.registry import format_of
+from .verdicts import JudgeRequest, judge_identity, judge_order
 
 AUDIT_COLUMNS = ["responder", "model", "n", "judge_rule_agreement", "judge_self_agreement", "judge_none_rate",
                  "judge_errors", "note", "judge_provider", "judge_model", "judge_endpoint", "self_judged"]
@@ -165,7 +166,7 @@ def audit_details(verdicts: pd.DataFrame, items: pd.DataFrame, judge: Judge, *, 
         options = [str(o) for o in item.options]
         first = judge_order(v.item_id, v.responder, v.condition, len(options), judge_seed)
         second = second_order(first, v.item_id, v.responder, v.condition, seed)
-        question = _question_text(item)
+        question = format_of(v.base_format).judge_question(item)  # (the audit reads few item columns)
         base_key = f"{v.item_id}|{v.responder}|{v.model}|{v.condition}|{answer}"
         requests = [JudgeRequest(f"judge_audit|{i}|{base_key}", question, answer, [options[j] for j in order], order)
                     for i, order in ((1, first), (2, second))]

@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..records import records
 from ..formats.parsing import answer_text
-from ..formats.registry import rule_verdict
+from ..formats.registry import judge_question, rule_verdict
 from ..annotations.language import LETTERS
 from ..seeding import stable_seed
 
@@ -83,11 +83,6 @@ def judge_prompt(question: str, reply: str, candidates: list[str]) -> str:
             'Reply as JSON: {"choice": "<letter or none>"}')
 
 
-def _question_text(item) -> str:
-    """The item's question without the stated output format (what the judge may see)."""
-    return item.prompt.split("\n\nReply in exactly this format")[0].split(" Answer with ")[0].strip()
-
-
 def _base(response, item) -> dict:
     return {c: getattr(response, c) for c in ("item_id", "question_id", "clip_key", "dataset", "level", "subtype",
                                                "distractor_strategy", "format", "base_format", "condition",
@@ -116,7 +111,7 @@ def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_see
             candidates = [item.options[i] for i in order]
             answer = answer_text(r.reply).value
             key = f"judge|{r.item_id}|{r.responder}|{r.model}|{r.condition}|{answer}"
-            pending.append((len(rows) - 1, JudgeRequest(key, _question_text(item), str(answer), candidates, order), item))
+            pending.append((len(rows) - 1, JudgeRequest(key, judge_question(item), str(answer), candidates, order), item))
     if pending:
         results = judge([p[1] for p in pending])
         who = judge_identity(judge)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import yaml
 
+from ..formats.registry import item_formats
+
 # The Hugging Face feature of each export column (``datasets`` YAML form).
 FEATURES = [
     ("item_id", "string"), ("question_id", "string"), ("dataset", "string"), ("clip_id", "string"),
@@ -81,8 +83,7 @@ def _front_matter(configs: dict[str, dict[str, str]], by_config: dict[str, dict[
 def counts_table(rows: pd.DataFrame) -> str:
     """Items per level × subtype (rows) and format (columns), as a Markdown table."""
     table = rows.groupby(["level", "subtype", "format"]).size().unstack("format", fill_value=0)
-    formats = [f for f in ("yes_no", "multiple_choice", "statements", "open", "option_judgement", "open_with_reason")
-               if f in table.columns]
+    formats = [f for f in item_formats() if f in table.columns]
     lines = ["| level | subtype | " + " | ".join(formats) + " |", "|---|---|" + "---|" * len(formats)]
     for (level, subtype), counts in table[formats].sort_index().iterrows():
         lines.append(f"| {level} | `{subtype}` | " + " | ".join(str(int(counts[f])) for f in formats) + " |")

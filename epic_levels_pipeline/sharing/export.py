@@ -30,8 +30,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..annotations.clips import Clip
-from ..formats.parsing import render_reply
-from ..formats.registry import ITEM_FORMATS, reply_format
+from ..formats.parsing import render_reply, reply_form
+from ..formats.registry import entry_of, item_formats, reply_format
 from ..responses.conditions import conditions_for
 from ..storage.parquet import read_parquet
 from ..storage.table_store import TableStore
@@ -58,25 +58,14 @@ class ExportError(ValueError):
 
 def answer_reply(item) -> str:
     """A reply to ``item`` (a row of ``items``) in its format's own terms that the rules score correct."""
-    fmt = reply_format(item)
-    if fmt in ("yes_no", "multiple_choice", "open", "open_with_reason_open"):
-        value = item.expected
-    elif fmt == "statements":
-        value = str(item.expected).split(",")
-    else:  # option_judgement, open_with_reason_judgement: one true/false per option
-        value = [part == "true" for part in str(item.expected).split(",")]
-    reason = ANSWER_REASON if fmt.startswith("open_with_reason") else None
-    return render_reply(fmt, value, reason=reason)
+    form = reply_form(reply_format(item))
+    return render_reply(form.name, entry_of(item).answer_value(item), reason=ANSWER_REASON if form.needs_reason else None)
 
 
 def shown_options(item) -> list[str]:
     """What the prompt lists: the options (multiple choice, option judgement), the statements (format 3), or
     nothing (yes/no, open)."""
-    if item.format == "statements":
-        return [s["text"] for s in json.loads(item.statements)]
-    if item.base_format in ("multiple_choice", "option_judgement"):
-        return [str(o) for o in item.options]
-    return []
+    return entry_of(item).listed(item)
 
 
 def export_rows(items: pd.DataFrame) -> pd.DataFrame:
@@ -155,7 +144,7 @@ def _clips_bytes(rows: pd.DataFrame) -> bytes:
 def config_files(rows: pd.DataFrame) -> dict[str, dict[str, str]]:
     """format -> dataset -> the split's Parquet path inside the export (formats in registry order)."""
     out: dict[str, dict[str, str]] = {}
-    for fmt in ITEM_FORMATS:
+    for fmt in item_formats():
         datasets = sorted(rows.loc[rows["format"] == fmt, "dataset"].unique())
         if datasets:
             out[fmt] = {d: f"{fmt}/{d}.parquet" for d in datasets}

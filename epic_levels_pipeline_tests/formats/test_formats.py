@@ -6,7 +6,8 @@ import re
 import pytest
 from hypothesis import given, strategies as st
 
-from epic_levels_pipeline.formats.items import FORMATS, chance, list_dependent_phrases, open_problems
+from epic_levels_pipeline.formats.items import list_dependent_phrases, open_problems
+from epic_levels_pipeline.formats.registry import ITEM_FORMATS as FORMATS, chance
 from epic_levels_pipeline.bank.build import LETTERS
 
 

@@ -2,9 +2,8 @@
 
 import pytest
 
-from epic_levels_pipeline.formats.items import FORMATS as ITEM_FORMATS
 from epic_levels_pipeline.formats.parsing import FORMATS as REPLY_FORMATS
-from epic_levels_pipeline.formats.registry import (FORMATS, IMPORTED_FORMATS, chance, format_of, reply_format,
+from epic_levels_pipeline.formats.registry import (FORMATS, IMPORTED_FORMATS, ITEM_FORMATS, chance, format_of, reply_format,
                                                    rule_verdict)
 
 

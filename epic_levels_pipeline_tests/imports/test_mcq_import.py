@@ -15,7 +15,8 @@ from epic_levels_pipeline.imports.vqa_reading import DATASET, VqaFileError, read
 from epic_levels_pipeline.annotations.language import LETTERS
 from epic_levels_pipeline.imports.vqa_conversion import convert, import_files
 from epic_levels_pipeline.imports.vqa_rewriting import declarative, rewrite_stand_alone, singular, step1
-from epic_levels_pipeline.formats.registry import REASON_LINE, multiple_choice_prompt, option_judgement_prompt
+from epic_levels_pipeline.formats.prompts import REASON_LINE, multiple_choice_prompt, open_prompt, option_judgement_prompt
+from epic_levels_pipeline.formats.registry import chance
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STAGED = REPO_ROOT / ".." / "shared" / "data" / "hd-epic" / "vqa-benchmark"
@@ -42,7 +43,7 @@ def test_which_of_the_following_is_rewritten_when_unique():
     d = step1("Which of the following objects did I pick up first?", ["knife", "plate", "cup", "spoon", "pan"])
     assert d.can_stand_alone and d.reason_code == "unique_name"
     assert d.open_question == "Which object did I pick up first?"
-    assert not formats.open_problems(formats.open_prompt(d.open_question, d.answer_type), ["knife"])
+    assert not formats.open_problems(open_prompt(d.open_question, d.answer_type), ["knife"])
     assert rewrite_stand_alone("Which of these ingredients were added last")[0] == "Which ingredient was added last?"
 
 
@@ -149,7 +150,7 @@ def check_items(question: dict, items: list[dict]) -> None:
         item = by_format["option_judgement"]
         truth = item["expected"].split(",")
         assert len(truth) == n and truth.count("true") == 1 and truth[idx] == "true"
-        assert item["chance"] == pytest.approx(formats.chance("option_judgement", n_options=5)) == pytest.approx(1 / 5)
+        assert item["chance"] == pytest.approx(chance("option_judgement", n_options=5)) == pytest.approx(1 / 5)
         assert reasoned["base_format"] == "option_judgement" and reasoned["expected"] == item["expected"]
         assert reasoned["chance"] == item["chance"] and REASON_LINE in reasoned["prompt"]
         assert f"{LETTERS[n - 1]}: <true/false>" in item["prompt"]
@@ -178,7 +179,6 @@ def test_declarative_and_fallback_yes_no():
 
 def test_imported_prompts_are_the_format_templates_with_letters_beyond_d():
     opts = ["knife", "plate", "cup", "spoon", "fork"]
-    assert multiple_choice_prompt is formats.multiple_choice_prompt
     assert "\nE. fork\n" in multiple_choice_prompt("Q?", opts)
     assert "E: <true/false>" in option_judgement_prompt("Q?", opts, True)
 

@@ -35,14 +35,14 @@ from __future__ import annotations
 from ...annotations.language import LETTERS
 from .closed import (letter_as_written, letter_upper_cased, parse_letter, parse_letter_set, parse_number,
                      parse_option_judgements, parse_yes_no)
-from .lines import (COUNT_WORDS, FORMATS, NUMBER_WORDS, PARSED, UNDECIDED, UNPARSED, Parsed, answer_text, number_value,
+from .lines import (COUNT_WORDS, NUMBER_WORDS, PARSED, UNDECIDED, UNPARSED, Parsed, answer_text, number_value,
                     number_word, reason_text)
 from .names import match_open, normalise_name, resolve_open
-from .render import machine_form, parse_reply, render_reply
+from .render import FORMATS, REPLY_FORMS, ReplyForm, machine_form, parse_reply, render_reply, reply_form
 
 __all__ = [
     "FORMATS", "LETTERS", "letter_as_written", "letter_upper_cased", "NUMBER_WORDS", "COUNT_WORDS", "Parsed", "answer_text", "machine_form", "match_open",
     "normalise_name",
     "number_value", "number_word", "parse_letter", "parse_letter_set", "parse_number", "parse_option_judgements",
-    "parse_reply", "parse_yes_no", "reason_text", "render_reply", "resolve_open",
+    "parse_reply", "parse_yes_no", "reason_text", "render_reply", "reply_form", "REPLY_FORMS", "ReplyForm", "resolve_open",
 ]

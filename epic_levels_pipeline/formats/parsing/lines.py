@@ -7,8 +7,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-FORMATS = ("yes_no", "multiple_choice", "statements", "open", "option_judgement",
-           "open_with_reason_open", "open_with_reason_judgement", "official_mcq")
 PARSED, UNPARSED, UNDECIDED = "parsed", "unparsed", "undecided"
 
 

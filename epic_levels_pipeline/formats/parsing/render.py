@@ -1,13 +1,29 @@
-"""Rendering replies in a stated format (what offline responders write) and parsing them back by format."""
+"""Reply forms: how a value is written in a stated output form (what offline responders write), read back, and
+how an abstention reads. :data:`REPLY_FORMS` holds one :class:`ReplyForm` per form; a format entry names its own."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 from ...annotations.language import LETTERS
 from .closed import letter_as_written, parse_letter, parse_letter_set, parse_option_judgements, parse_yes_no
-from .lines import _INLINE_BECAUSE, FORMATS, Parsed, answer_text
+from .lines import _INLINE_BECAUSE, Parsed, answer_text
+
+ABSTENTION = "cannot tell"
 
 
-# --- rendering replies, and parsing them by format -------------------------------------------------------
+@dataclass(frozen=True)
+class ReplyForm:
+    """A stated output form. ``render(value)`` is the reply's body, ``parse(reply, n_options=…)`` its inverse;
+    ``needs_reason``: a ``Because:`` line is required; ``abstain``: what a responder that cannot tell writes."""
+
+    name: str
+    render: Callable[[object], str]
+    parse: Callable[..., Parsed]
+    needs_reason: bool = False
+    abstain: str = f"Answer: {ABSTENTION}"
+
 
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
@@ -22,43 +38,65 @@ def _letter(value, n_options: int = 26) -> str:
     return letter
 
 
-def render_reply(fmt: str, value, *, reason: str | None = None) -> str:
-    """A reply in the stated output format of ``fmt`` that the matching parser reads back as ``value``.
+def _yes_no(value) -> str:
+    word = ("yes" if value else "no") if isinstance(value, bool) else str(value).strip().lower()
+    if word not in ("yes", "no"):
+        raise ValueError(f"yes_no value must be yes/no or a bool, not {value!r}")
+    return f"Answer: {word}"
 
-    - ``yes_no``: ``"yes"``/``"no"`` or a bool → ``Answer: yes``.
-    - ``multiple_choice``: a letter or a 0-based index → ``Answer: B``.
-    - ``official_mcq``: a letter or a 0-based index → ``B`` (the letter alone: HD-EPIC's own protocol).
-    - ``statements``: letters or indices, non-empty → ``Answer: A, C`` (sorted, duplicates dropped).
-    - ``open`` / ``open_with_reason_open``: text → ``Answer: <text>`` (whitespace collapsed to one line).
-    - ``option_judgement`` / ``open_with_reason_judgement``: bools → ``A: true`` lines.
-    - ``reason``: a ``Because: <sentence>`` line is appended (required by the two ``open_with_reason_*``
-      formats, allowed for the others). An open text or reason containing ``Because:`` is refused, since it
-      could not be read back unchanged.
-    """
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
-    if fmt == "yes_no":
-        word = ("yes" if value else "no") if isinstance(value, bool) else str(value).strip().lower()
-        if word not in ("yes", "no"):
-            raise ValueError(f"yes_no value must be yes/no or a bool, not {value!r}")
-        body = f"Answer: {word}"
-    elif fmt == "multiple_choice":
-        body = f"Answer: {_letter(value)}"
-    elif fmt == "official_mcq":  # the letter alone, as the authors' prompt asks
-        body = _letter(value)
-    elif fmt == "statements":
-        letters = sorted({_letter(v) for v in ([value] if isinstance(value, str) else value)})
-        if not letters:
-            raise ValueError("statements need at least one letter")
-        body = "Answer: " + ", ".join(letters)
-    elif fmt in ("open", "open_with_reason_open"):
-        text = _one_line(value)
-        if not text or _INLINE_BECAUSE.search(text):
-            raise ValueError(f"open answer must be non-empty and contain no 'Because:': {value!r}")
-        body = f"Answer: {text}"
-    else:
-        body = "\n".join(f"{LETTERS[i]}: {'true' if bool(v) else 'false'}" for i, v in enumerate(value))
-    if fmt.startswith("open_with_reason") and not (reason and reason.strip()):
+
+def _letter_set(value) -> str:
+    letters = sorted({_letter(v) for v in ([value] if isinstance(value, str) else value)})
+    if not letters:
+        raise ValueError("statements need at least one letter")
+    return "Answer: " + ", ".join(letters)
+
+
+def _open(value) -> str:
+    text = _one_line(value)
+    if not text or _INLINE_BECAUSE.search(text):
+        raise ValueError(f"open answer must be non-empty and contain no 'Because:': {value!r}")
+    return f"Answer: {text}"
+
+
+def _judgements(value) -> str:
+    return "\n".join(f"{LETTERS[i]}: {'true' if bool(v) else 'false'}" for i, v in enumerate(value))
+
+
+def _open_text(reply, *, n_options: int = 4) -> Parsed:
+    return answer_text(reply)
+
+
+REPLY_FORMS: dict[str, ReplyForm] = {f.name: f for f in (
+    ReplyForm("yes_no", _yes_no, lambda reply, *, n_options=4: parse_yes_no(reply)),
+    ReplyForm("multiple_choice", lambda v: f"Answer: {_letter(v)}", parse_letter),
+    ReplyForm("statements", _letter_set, parse_letter_set),
+    ReplyForm("open", _open, _open_text),
+    ReplyForm("option_judgement", _judgements, parse_option_judgements),
+    ReplyForm("open_with_reason_open", _open, _open_text, needs_reason=True),
+    ReplyForm("open_with_reason_judgement", _judgements, parse_option_judgements, needs_reason=True),
+    # the letter alone, as HD-EPIC's authors ask it (an abstention is the bare words: no letter to read)
+    ReplyForm("official_mcq", _letter, letter_as_written, abstain=ABSTENTION),
+)}
+FORMATS = tuple(REPLY_FORMS)  # the built-in forms
+
+
+def reply_form(fmt: str) -> ReplyForm:
+    """The form named ``fmt``; ValueError naming the known ones otherwise."""
+    try:
+        return REPLY_FORMS[fmt]
+    except KeyError:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {tuple(REPLY_FORMS)}") from None
+
+
+def render_reply(fmt: str, value, *, reason: str | None = None) -> str:
+    """A reply in the stated output form ``fmt`` that the form's parser reads back as ``value``: ``yes_no`` a
+    bool or yes/no, letter forms a letter or 0-based index, ``statements`` letters (sorted, deduplicated), open
+    forms text (one line), judgements bools. ``reason`` appends ``Because: <sentence>`` (required by the
+    ``open_with_reason_*`` forms); text or a reason holding ``Because:`` is refused (it would not read back)."""
+    form = reply_form(fmt)
+    body = form.render(value)
+    if form.needs_reason and not (reason and reason.strip()):
         raise ValueError(f"format {fmt} needs a reason")
     if reason is not None and reason.strip():
         sentence = _one_line(reason)
@@ -69,24 +107,9 @@ def render_reply(fmt: str, value, *, reason: str | None = None) -> str:
 
 
 def parse_reply(fmt: str, reply, *, n_options: int = 4) -> Parsed:
-    """Parse ``reply`` with the parser of ``fmt`` (the inverse of :func:`render_reply`).
-
-    ``open`` formats return :func:`answer_text` (match it to options with :func:`match_open`); the reason of
-    the ``open_with_reason_*`` formats is read with :func:`reason_text` and never changes this verdict.
-    """
-    if fmt == "yes_no":
-        return parse_yes_no(reply)
-    if fmt == "multiple_choice":
-        return parse_letter(reply, n_options=n_options)
-    if fmt == "official_mcq":
-        return letter_as_written(reply, n_options=n_options)
-    if fmt == "statements":
-        return parse_letter_set(reply, n_options=n_options)
-    if fmt in ("open", "open_with_reason_open"):
-        return answer_text(reply)
-    if fmt in ("option_judgement", "open_with_reason_judgement"):
-        return parse_option_judgements(reply, n_options=n_options)
-    raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
+    """Parse ``reply`` with the parser of form ``fmt`` (the inverse of :func:`render_reply`); open forms give
+    :func:`answer_text` (a reason never changes it)."""
+    return reply_form(fmt).parse(reply, n_options=n_options)
 
 
 def machine_form(value) -> str:
