@@ -13,6 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .terminal import printable
+
+#: Longest message of one problem shown (its file, row and column are cut at ``terminal.VALUE_LIMIT``).
+MESSAGE_LIMIT = 600
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -22,11 +27,14 @@ class Problem:
     message: str
     # "error": the file is not usable as it is (validate exits 1).
     # "dropped": a known, explained defect; the row is left out and counted with this reason.
+    # "kept": would be an error, but the user marked the row as meant (the manifest's `deliberate`); reported.
     severity: str = "error"
 
     def __str__(self) -> str:
-        prefix = "" if self.severity == "error" else "dropped: "
-        return f"{self.file}:{self.row}:{self.column}: {prefix}{self.message}"
+        """``FILE:ROW:COLUMN: message``, every part made safe to print (the parts come from files)."""
+        prefix = "dropped: " if self.severity == "dropped" else ""
+        return (f"{printable(self.file)}:{printable(self.row)}:{printable(self.column)}: "
+                f"{prefix}{printable(self.message, MESSAGE_LIMIT)}")
 
 
 class AnnotationError(Exception):

@@ -1,5 +1,6 @@
 """``epic-levels``: the command line. Errors are caught here once and printed as lines a person can act on, with
-the exit codes :data:`EPILOG` states."""
+the exit codes :data:`EPILOG` states; everything a command prints goes through ``terminal.escaped_output`` (a value
+read from a file cannot drive the terminal)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from ..errors import AnnotationError, ClipKeyError, ManifestError
 from ..settings import ANNOTATIONS_ENV, MEDIA_ENV, ConfigError
+from ..terminal import escaped_output
 from .options import legacy_space_lists
 from . import (captions, estimate, export, import_mcq, import_replies, inspect_logs, media, probe, questions, report,
                run, validate, windows)
@@ -75,15 +77,16 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(legacy_space_lists(sys.argv[1:] if argv is None else list(argv)))
     except SystemExit as exc:  # argparse: --help and --version exit 0, a usage error 2
         return int(exc.code or 0)
-    try:
-        with locations(getattr(args, "annotations", None), getattr(args, "media", None)):
-            return args.fn(args)
-    except AnnotationError as exc:  # a problem in the data: a finding
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except (ManifestError, ClipKeyError, ConfigError) as exc:  # the project's settings or the command's options
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    with escaped_output():
+        try:
+            with locations(getattr(args, "annotations", None), getattr(args, "media", None)):
+                return args.fn(args)
+        except AnnotationError as exc:  # a problem in the data: a finding
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        except (ManifestError, ClipKeyError, ConfigError) as exc:  # the project's settings or the command's options
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":
