@@ -34,6 +34,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .terminal import printable
+
 #: The project file (at the project root) and its table of data locations.
 CONFIG_FILE = "epic-levels.toml"
 CONFIG_TABLE = "data"
@@ -123,24 +125,54 @@ class Paths:
         return self.root
 
 
+#: The tables of ``epic-levels.toml`` and the keys each may hold; anything else in the file is an error.
+CONFIG_KEYS = {CONFIG_TABLE: ("annotations", "media")}
+
+
+def config_problems(root: Path) -> list[str]:
+    """Every problem of ``<root>/epic-levels.toml``, one line each (``FILE: [table].key: message``); none when the
+    file is absent. Unknown tables, keys outside a table, unknown keys and values that are not strings are
+    errors that list what is known."""
+    return _read_config(root)[1]
+
+
 def read_config(root: Path) -> dict:
-    """The ``[data]`` table of ``<root>/epic-levels.toml``; unknown keys and wrong types are errors that name
-    the file and key."""
+    """The ``[data]`` table of ``<root>/epic-levels.toml`` (empty when the file does not exist); raises
+    :class:`ConfigError` listing every problem of :func:`config_problems`."""
+    table, problems = _read_config(root)
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return table
+
+
+def _read_config(root: Path) -> tuple[dict, list[str]]:
     path = Path(root) / CONFIG_FILE
     if not path.exists():
-        return {}
+        return {}, []
     try:
         raw = tomllib.loads(path.read_text("utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        return {}, [f"{path}: {printable(exc)}"]
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+        return {}, [f"{path}: cannot read: {printable(exc)}"]
+    tables = ", ".join(f"[{name}]" for name in CONFIG_KEYS)
+    problems = []
+    for name, value in raw.items():
+        if name not in CONFIG_KEYS:
+            what = "unknown table" if isinstance(value, dict) else "unknown key outside any table"
+            problems.append(f"{path}: {_shown(name, isinstance(value, dict))}: {what} (known tables: {tables})")
+        elif not isinstance(value, dict):
+            problems.append(f"{path}: [{name}] must be a table")
     table = raw.get(CONFIG_TABLE, {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [{CONFIG_TABLE}] must be a table")
+    table = table if isinstance(table, dict) else {}
+    known = CONFIG_KEYS[CONFIG_TABLE]
     for key, value in table.items():
-        if key not in ("annotations", "media"):
-            raise ConfigError(f"{path}: [{CONFIG_TABLE}].{key}: unknown key (known: annotations, media)")
-        if not isinstance(value, str):
-            raise ConfigError(f"{path}: [{CONFIG_TABLE}].{key}: must be a string (a folder path)")
-    return table
+        if key not in known:
+            problems.append(f"{path}: [{CONFIG_TABLE}].{printable(key)}: unknown key (known: {', '.join(known)})")
+        elif not isinstance(value, str):
+            problems.append(f"{path}: [{CONFIG_TABLE}].{key}: must be a string (a folder path)")
+    return table, problems
+
+
+def _shown(name: str, table: bool) -> str:
+    return f"[{printable(name)}]" if table else printable(name)

@@ -43,6 +43,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
 # Paths (under this folder; a file or a test's node id) of end-to-end tests, with what they start.
 E2E_PATHS = {
     "test_first_start.py": "`epic-levels run` and the Dagster daemon as processes",
+    "test_runs_never_lie.py": "`epic-levels run` killed, corrupted and concurrent, and the Dagster daemon, as processes",
     "defs/test_ui_e2e.py": "`dagster dev` and headless Chromium",
     "defs/test_report_browser.py": "headless Chromium on the report",
     "sharing/test_inspect.py::test_the_documented_inspect_command_runs_the_clip_condition":

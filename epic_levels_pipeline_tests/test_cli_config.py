@@ -20,7 +20,7 @@ def seen(monkeypatch) -> dict:
         return RunReport(clips=[])
 
     monkeypatch.setattr(orchestrate, "run_pipeline", fake_run)
-    monkeypatch.setattr(run_command, "print_summary", lambda paths: None)
+    monkeypatch.setattr(run_command, "print_summary", lambda *args: None)
     monkeypatch.delenv("EPIC_LEVELS_JUDGE_MODEL", raising=False)
     return seen
 
@@ -81,3 +81,20 @@ def test_project_instance_touches_no_process_state(tmp_path, monkeypatch):
     assert not (elsewhere / "data").exists()
     with project_instance(Paths(root)) as again:  # the same instance, opened again
         assert again.get_dynamic_partitions("clips") == ["epic_sounds__P09_08__45-75"]
+
+
+def test_a_failed_run_prints_what_failed_and_where_and_no_table(monkeypatch, capsys):
+    """Nothing stale shown as current: after a failure the command names each failed run, its failed steps and
+    where to read them, and prints none of the warehouse's tables (they may be earlier runs')."""
+    shown = []
+    report = RunReport(clips=["epic_sounds__P09_08__45-75"], runs=2, failed=["annotation tables"],
+                       run_ids=["run-a", "run-b"], failures={"annotation tables": "run-b"},
+                       details={"run-b": ["annotation_tables: annotation files not valid"]})
+    monkeypatch.setattr(orchestrate, "run_pipeline", lambda *a, **k: report)
+    monkeypatch.setattr(run_command, "print_summary", lambda *args: shown.append(args))
+    assert cli.main(["run"]) == 1
+    out, err = capsys.readouterr()
+    assert shown == []
+    assert "annotation tables: run run-b" in err and "annotation_tables: annotation files not valid" in err
+    assert "http://127.0.0.1:3000/runs/<run id>" in err and "No table is printed" in err
+    assert "Question bank" not in out + err

@@ -27,7 +27,7 @@ def seen(monkeypatch) -> dict:
         return RunReport(clips=clip_keys or [])
 
     monkeypatch.setattr(orchestrate, "run_pipeline", fake_run)
-    monkeypatch.setattr(run_command, "print_summary", lambda paths: None)
+    monkeypatch.setattr(run_command, "print_summary", lambda *args: None)
     return seen
 
 

@@ -22,7 +22,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from .clip_keys import Clip
+from ..errors import Problem
+from .clip_keys import Clip, ManifestRow
 from .hd_epic_streams import is_hd_epic_row
 from .readers import Annotations
 
@@ -94,6 +95,55 @@ def all_windows(ann: Annotations, dataset: str, width: float = 30.0, stride: flo
         clips += [Clip(dataset, video, start, round(start + width, 3))
                   for start in window_starts(durations.get(video, 0.0), width, stride)]
     return clips
+
+#: The tables a dataset's clips take rows from (:func:`.clip_rows.clip_annotations`): a video with no row in any
+#: of them gives its clips nothing to ask or describe.
+DATASET_TABLES = {
+    "epic_sounds": ("sounds", "narrations"),
+    "hd_epic": ("sounds", "narrations", "activities", "object_tracks", "recipe_steps"),
+}
+#: How far past a video's end (from the video info table) a window may reach: rounding of the durations.
+END_TOLERANCE_S = 0.001
+
+
+def videos_with_rows(ann: Annotations, dataset: str) -> set[str]:
+    """The videos with at least one row, labelled or not, in any table of the dataset (:data:`DATASET_TABLES`;
+    HD-EPIC's own sounds and narrations count for ``hd_epic`` only)."""
+    videos: set[str] = set()
+    for name in DATASET_TABLES[dataset]:
+        frame = ann.table(name)
+        if dataset == "epic_sounds" and "source_file" in frame:
+            frame = frame.loc[~is_hd_epic_row(frame["source_file"])]
+        videos.update(frame["video_id"].dropna())
+    return videos
+
+
+def manifest_against_annotations(ann: Annotations, rows: list[ManifestRow], manifest: str
+                                 ) -> tuple[list[Problem], list[Problem]]:
+    """The manifest's clips that the annotations cannot back: a video with no row in any table of its dataset
+    (:func:`videos_with_rows`), or a window that ends past the video's duration in the video info table.
+    Returns (refused, kept): a row marked ``deliberate`` is kept and reported, any other is refused. Each is a
+    problem naming the manifest, the row's line, the column and the video."""
+    refused, kept = [], []
+    present = {dataset: videos_with_rows(ann, dataset) for dataset in {r.clip.dataset for r in rows}}
+    durations = {v: float(d) for v, d in zip(ann.videos["video_id"], ann.videos["duration_s"]) if pd.notna(d)}
+    for row in rows:
+        clip = row.clip
+        if clip.video_id not in present[clip.dataset]:
+            column, message = "video_id", (f"video {clip.video_id} has no rows in any {clip.dataset} annotation table "
+                                           f"({', '.join(DATASET_TABLES[clip.dataset])})")
+        elif clip.video_id in durations and clip.end_s > durations[clip.video_id] + END_TOLERANCE_S:
+            column, message = "end_s", (f"window {clip.start_s:g}-{clip.end_s:g} s of video {clip.video_id} "
+                                        f"ends past the video's end ({durations[clip.video_id]:.3f} s)")
+        else:
+            continue
+        if row.deliberate:
+            kept.append(Problem(manifest, row.line, column, f"kept (marked deliberate): {message}", "kept"))
+        else:
+            refused.append(Problem(manifest, row.line, column, f"{message}; fix the row, remove it, or mark it "
+                                                                 "deliberate (a `deliberate` column with yes) to keep it"))
+    return refused, kept
+
 
 def gaps(clip: Clip, rows: pd.DataFrame) -> list[str]:
     """Known gaps of a clip stated in plain words (reported, never patched)."""

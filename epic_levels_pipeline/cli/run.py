@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..responses.offline import OFFLINE_RESPONDERS
 from ..settings import Paths
@@ -41,6 +42,7 @@ def add_parser(sub) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from ..orchestration.local import run_pipeline
+    from ..preflight import RunInputs, preflight
     from .models import check_models
 
     paths = Paths.default()
@@ -56,22 +58,50 @@ def cmd_run(args: argparse.Namespace) -> int:
         evaluation["allow_self_judge"] = True
     if args.batch:
         evaluation["batch"] = True
+    # every input checked before Dagster starts anything (the same checks start every run of the UI and the daemon)
+    checked = preflight(RunInputs(paths, evaluation, clip_keys=args.clips or None))
+    for note in checked.notes:
+        print(note)
+    if not checked.ok:
+        for line in checked.problems:
+            print(f"error: {line}", file=sys.stderr)
+        print(f"{len(checked.problems)} problem(s) found before the run; nothing was run or written", file=sys.stderr)
+        return 2
     if not check_models(evaluation):  # every model resolved and checked before any call
         return 2
     run_config = {"resources": {"evaluation": {"config": evaluation}}}
     report = run_pipeline(paths, clip_keys=args.clips or None, run_config=run_config)
     print(f"\n{len(report.clips)} clips, {report.runs} runs, {report.seconds:.1f} s; failed: {report.failed or 'none'}")
-    print_summary(paths)
-    return 1 if report.failed else 0
+    if report.failed:
+        print_failures(report)
+        return 1
+    print_summary(paths, report.run_ids)
+    return 0
 
 
-def print_summary(paths: Paths) -> None:
-    """What the run made: the question bank, the clips' media, the leaderboard, the caption track's main table,
-    and where the report, the tables and the UI are."""
+def print_failures(report) -> None:
+    """What failed, in which run, and where to read it; no table (the warehouse still holds earlier runs' tables,
+    which this command did not make)."""
+    print("\nFailed:", file=sys.stderr)
+    for label, run_id in report.failures.items():
+        print(f"  {label}: run {run_id}", file=sys.stderr)
+        for line in report.details.get(run_id, []):
+            print(f"    {line}", file=sys.stderr)
+    print("Each run's steps, errors and logs are in the Dagster UI (`DAGSTER_HOME=$PWD .venv/bin/dg dev` at the project "
+          "root, then http://127.0.0.1:3000/runs/<run id>). No table is printed: the warehouse's tables are not all "
+          "this command's (a failed step keeps the last good materialization).", file=sys.stderr)
+
+
+def print_summary(paths: Paths, run_ids: list[str] | None = None) -> None:
+    """What the run made, after a command whose runs (``run_ids``) all succeeded: the question bank, the clips'
+    media, the leaderboard, the caption track's main table, and where the report, the tables and the UI are."""
     from ..storage.views import query
 
     if not paths.warehouse.exists():
         return
+    if run_ids:
+        made = run_ids[0] if len(run_ids) == 1 else f"{run_ids[0]} … {run_ids[-1]}"
+        print(f"\nTables below: made by this command's {len(run_ids)} run(s) ({made}).")
     try:
         table = query(paths.warehouse, """
             SELECT dataset, level, count(*) AS questions, count(DISTINCT subtype) AS subtypes,

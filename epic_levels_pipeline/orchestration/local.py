@@ -25,8 +25,12 @@ import yaml
 from ..annotations.clips import Clip
 from ..annotations.clip_keys import read_manifest
 from ..defs.operations.jobs import CROSS_CLIP_JOB as CROSS_CLIP_JOB_DEF
+from ..defs.operations.jobs import removed_clips, retire_clips_job, retire_run_config
 from ..defs.partitions import batches, range_tags
+from ..errors import ManifestError
 from ..settings import Paths
+from ..terminal import printable
+from .dead_runs import clear_dead_runs, process_tags
 
 CLIPS = "clips"  # the clips' dynamic partitions (defs/partitions.py)
 SOURCE_PARTITIONS = ("hd_epic_vqa",)  # imported sources' partitions (defs/hd_epic_vqa), run after the clips
@@ -71,10 +75,18 @@ def project_instance(paths: Paths, ephemeral: bool = False):
 
 @dataclass
 class RunReport:
+    """What one ``run_pipeline`` call did: its clips, the Dagster runs it made (``run_ids``), the labels of those that
+    failed (``failed``; ``failures``: label -> run id), the clips it retired and the dead runs it marked failed."""
+
     clips: list[str]
     runs: int = 0
     failed: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    run_ids: list[str] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)
+    details: dict[str, list[str]] = field(default_factory=dict)  # run id -> what failed in it (failure_lines)
+    retired: list[str] = field(default_factory=list)
+    cleared: list[tuple[str, str]] = field(default_factory=list)
 
 
 def load_definitions() -> dg.Definitions:
@@ -140,6 +152,7 @@ def _run_pipeline(paths, clip_keys, run_config, instance, log, selection, step_p
     config.update(run_config or {})
 
     def execute(selection, partition_key=None, label="", tags=None, own_processes=False):
+        tags = {**(tags or {}), **process_tags()}  # this process executes the run (dead_runs.py)
         if own_processes:  # Dagster's multiprocess executor: every step in a process of its own
             with dg.execute_job(dg.reconstructable(cross_clip_job), instance=inst, asset_selection=selection,
                                 run_config=config, raise_on_error=False, tags=tags) as result:
@@ -149,12 +162,20 @@ def _run_pipeline(paths, clip_keys, run_config, instance, log, selection, step_p
                                             run_config=config, raise_on_error=False, tags=tags)
             success, run_id = result.success, result.run_id
         report.runs += 1
+        report.run_ids.append(run_id)
         if not success:
-            report.failed.append(label or (partition_key or "tables"))
-            log(f"  FAILED: {label or partition_key} (see the run in the Dagster UI: run id {run_id})")
+            name = label or (partition_key or "tables")
+            report.failed.append(name)
+            report.failures[name] = run_id
+            report.details[run_id] = failure_lines(inst, run_id)
+            log(f"  FAILED: {name} (run id {run_id})")
         return success
 
     with (project_instance(paths) if instance is None else _nullcontext(instance)) as inst:
+        for run_id, reason in clear_dead_runs(inst):
+            report.cleared.append((run_id, reason))
+            log(f"marked run {run_id} failed: {reason} (it held a run slot)")
+        _retire_removed(inst, defs, paths, clips, config, report, log)
         existing = set(inst.get_dynamic_partitions("clips"))
         new = [k for k in clips if k not in existing]
         if new:
@@ -188,6 +209,56 @@ def _run_pipeline(paths, clip_keys, run_config, instance, log, selection, step_p
             execute(downstream, label="cross-clip tables", own_processes=apart)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _retire_removed(inst: dg.DagsterInstance, defs: dg.Definitions, paths: Paths, clips: list[str], config: dict,
+                    report: RunReport, log) -> None:
+    """Retire the clip partitions that left the manifest as the annotation-change sensor does: one
+    ``retire_clips_job`` run moves their per-clip files under ``<table>/retired/``, then their partitions are
+    deleted (kept when the run fails, so the next run tries again)."""
+    try:
+        listed = [c.key for c in read_manifest(paths.manifest)]
+    except ManifestError:  # clips given on the command line without a manifest: nothing to compare with
+        return
+    removed = removed_clips(inst, listed + clips)
+    if not removed:
+        return
+    job = defs.resolve_job_def(retire_clips_job.name)
+    result = job.execute_in_process(instance=inst, run_config={**config, **retire_run_config(removed)},
+                                    raise_on_error=False, tags=process_tags())
+    report.runs += 1
+    report.run_ids.append(result.run_id)
+    shown = ", ".join(removed[:10]) + (f" and {len(removed) - 10} more" if len(removed) > 10 else "")
+    if not result.success:
+        report.failed.append("retire removed clips")
+        report.failures["retire removed clips"] = result.run_id
+        report.details[result.run_id] = failure_lines(inst, result.run_id)
+        log(f"  FAILED: retiring {len(removed)} clips no longer in the manifest ({shown}; run id {result.run_id})")
+        return
+    for key in removed:
+        inst.delete_dynamic_partition("clips", key)
+    report.retired = removed
+    log(f"retired {len(removed)} clips no longer in {paths.manifest}: {shown} (their partitions deleted, their "
+        "per-clip files moved under <table>/retired/)")
+
+
+def failure_lines(instance: dg.DagsterInstance, run_id: str, limit: int = 5) -> list[str]:
+    """What failed in a run, one line each: every failed step and the first line of its error (else the run's
+    failure message), made safe to print."""
+    lines = []
+    for record in instance.get_records_for_run(run_id, of_type=dg.DagsterEventType.STEP_FAILURE).records:
+        event = record.event_log_entry.dagster_event
+        error = event.step_failure_data.error if event is not None else None
+        while error is not None and error.cause is not None:  # the user's error, not Dagster's wrapper
+            error = error.cause
+        text = (error.message if error is not None else "").strip().split("\n")[0]
+        lines.append(f"{event.step_key}: {printable(text, 300)}")
+    if not lines:
+        records = instance.get_records_for_run(run_id, of_type=dg.DagsterEventType.RUN_FAILURE).records
+        for record in records:
+            message = record.event_log_entry.dagster_event.message or ""
+            lines.append(printable(message.strip().split("\n")[0], 300))
+    return lines[:limit] + ([f"... and {len(lines) - limit} more failed steps"] if len(lines) > limit else [])
 
 
 @contextmanager

@@ -127,8 +127,9 @@ def test_sensor_adds_and_retires_partitions(graph_copy):
     assert "epic_sounds__P18_05__360-390" in instance.get_dynamic_partitions("clips")
     assert any(job == "clip_chain_job" and "epic_sounds__P18_05__360-390" in clips for job, clips in requested(instance, second))
     # removing it retires the partition and moves its files out of the warehouse views
-    (project.assets / "questions").mkdir(parents=True, exist_ok=True)
-    (project.assets / "questions" / "epic_sounds__P18_05__360-390.parquet").write_bytes(b"x")
+    for table in ("questions", "caption_responses"):  # the question bank's tables and the caption track's alike
+        (project.assets / table).mkdir(parents=True, exist_ok=True)
+        (project.assets / table / "epic_sounds__P18_05__360-390.parquet").write_bytes(b"x")
     manifest.write_text(manifest.read_text().replace("epic_sounds,P18_05,360,390\n", ""))
     third = evaluate(instance, project, second.cursor)
     apply(instance, third)
@@ -142,8 +143,9 @@ def test_sensor_adds_and_retires_partitions(graph_copy):
         instance=instance, run_config=retire[0].run_config,
         resources={"project": ProjectResource(root=str(project.root))})
     assert result.success
-    assert (project.assets / "questions" / "retired" / "epic_sounds__P18_05__360-390.parquet").exists()
-    assert not (project.assets / "questions" / "epic_sounds__P18_05__360-390.parquet").exists()
+    for table in ("questions", "caption_responses"):
+        assert (project.assets / table / "retired" / "epic_sounds__P18_05__360-390.parquet").exists()
+        assert not (project.assets / table / "epic_sounds__P18_05__360-390.parquet").exists()
     run = instance.get_run_by_id(result.run_id)
     rescore = rescore_after_retire(dg.build_run_status_sensor_context(
         sensor_name="rescore_after_retire", dagster_instance=instance, dagster_run=run,

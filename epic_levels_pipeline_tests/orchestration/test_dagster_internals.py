@@ -1,9 +1,10 @@
-"""The two places that use Dagster's private modules, held to the pinned releases.
+"""The three places that use Dagster's private modules, held to the pinned releases.
 
-``orchestration/celery_launcher.py`` (the Celery launcher's worker health check and resume task) and
-``orchestration/run_queue.py`` (queueing a run from Python) use names Dagster has no public API for. A pin bump
-of dagster or dagster-celery fails here first: check those two modules against the new release (each use is
-commented there), then update ``PINNED``. Everywhere else in the Dagster layer, and in every module outside the
+``orchestration/celery_launcher.py`` (the Celery launcher's worker health check and resume task),
+``orchestration/launcher.py`` (the project launcher's worker health check) and ``orchestration/run_queue.py``
+(queueing a run from Python) use names Dagster has no public API for. A pin bump of dagster or dagster-celery
+fails here first: check those modules against the new release (each use is commented there), then update
+``PINNED``. Everywhere else in the Dagster layer, and in every module outside the
 core stage packages, only public names of third-party packages are used (the scan below).
 """
 
@@ -19,7 +20,7 @@ import dagster_celery
 
 PACKAGE = Path(__file__).resolve().parents[2] / "epic_levels_pipeline"
 PINNED = {"dagster": "1.13.27", "dagster_celery": "0.29.27"}
-DOCUMENTED = {"orchestration/celery_launcher.py", "orchestration/run_queue.py"}
+DOCUMENTED = {"orchestration/celery_launcher.py", "orchestration/launcher.py", "orchestration/run_queue.py"}
 # The Dagster layer and the modules outside the stage packages; the stage packages follow the same rule.
 SCANNED = ["defs", "orchestration", "cli", "definitions.py", "pipeline.py", "estimate.py", "storage", "records.py",
            "settings.py", "seeding.py", "errors.py", "reporting", "scoring", "formats", "captions",
@@ -29,8 +30,8 @@ OWN_NAMES = {"self", "cls", "epic_levels_pipeline"}
 
 def test_the_pins_the_documented_modules_were_checked_against():
     found = {"dagster": dagster.__version__, "dagster_celery": dagster_celery.__version__}
-    assert found == PINNED, ("a pin bump: check orchestration/celery_launcher.py and orchestration/run_queue.py "
-                             "against the new release, then update PINNED")
+    assert found == PINNED, ("a pin bump: check orchestration/celery_launcher.py, orchestration/launcher.py and "
+                             "orchestration/run_queue.py against the new release, then update PINNED")
 
 
 def test_the_private_names_the_launcher_uses_are_there():
@@ -47,6 +48,18 @@ def test_the_private_names_the_launcher_uses_are_there():
     assert callable(pack_value) and callable(unpack_value)
     assert callable(getattr(CeleryRunLauncher, "_launch_celery_task_run"))
     assert "resume_job_args_packed" in inspect.getsource(create_resume_job_task)
+
+
+def test_the_names_the_project_launcher_relies_on_are_there():
+    """The health check's result types (private), and what run monitoring does with them: a worker that is not
+    RUNNING (nor SUCCESS) gets its run reported failed, unless the launcher can resume it."""
+    from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
+    from dagster._daemon.monitoring import run_monitoring
+
+    assert CheckRunHealthResult(WorkerStatus.RUNNING, "ok").status == WorkerStatus.RUNNING
+    source = inspect.getsource(run_monitoring.monitor_started_run)
+    assert "supports_check_run_worker_health" in source and "report_run_failed" in source
+    assert not dagster.DefaultRunLauncher().supports_resume_run
 
 
 def test_the_private_names_the_run_queue_uses_are_there():

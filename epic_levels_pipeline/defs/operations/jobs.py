@@ -41,15 +41,18 @@ UPDATE_JOB = dg.define_asset_job(
     selection=dg.AssetSelection.assets(*ANNOTATION_TABLES, "entity_catalogue") | PER_CLIP_CHAIN | CROSS_CLIP_TABLES,
     description="One run for an edit that changes a few consecutive clips: the annotation tables, those clips' "
                 "per-clip assets and the cross-clip tables.")
-PER_CLIP_TABLES = ("clip_annotations", "questions", "distractor_pools", "items", "clip_media", "responses", "verdicts",
-                   *CLIP_PARTIALS)
 
 
 def retire(project: ProjectResource, clip_key: str) -> list[str]:
-    """Move a retired clip's per-clip Parquet files under ``<table>/retired/``; returns the new paths."""
+    """Move a retired clip's Parquet file of every per-clip table (the store's table folders: the question
+    bank's, the responses', the caption track's, the partial results') under ``<table>/retired/``; returns the
+    new paths."""
     moved = []
-    for table in PER_CLIP_TABLES:
-        target = project.tables.retire(table, clip_key)
+    store = project.tables
+    for table, where in store.tables().items():
+        if not where.is_dir():
+            continue
+        target = store.retire(table, clip_key)
         if target is not None:
             moved.append(str(target))
     return moved
@@ -57,6 +60,16 @@ def retire(project: ProjectResource, clip_key: str) -> list[str]:
 
 class RetireConfig(dg.Config):
     clip_keys: list[str]
+
+
+def removed_clips(instance: dg.DagsterInstance, keys: list[str]) -> list[str]:
+    """The clip partitions that are no longer among ``keys`` (the manifest's clips): the clips to retire."""
+    return sorted(set(instance.get_dynamic_partitions(clip_partitions.name)) - set(keys))
+
+
+def retire_run_config(clip_keys: list[str]) -> dict:
+    """The run configuration of a ``retire_clips_job`` run that retires ``clip_keys``."""
+    return {"ops": {"retire_clip_files": {"config": {"clip_keys": list(clip_keys)}}}}
 
 
 @dg.op(description="Moves the per-clip files of clips removed from the manifest under <table>/retired/.")

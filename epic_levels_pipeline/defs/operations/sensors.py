@@ -8,7 +8,8 @@ cursor keeps only the newest such hash per clip and the storage id it has read u
 just the materializations recorded since the last one. After ``epic-levels run`` the first tick therefore
 finds every clip current and launches nothing.
 
-Each tick (every 30 s; on by default):
+Each tick (every 30 s; on by default; a project file, ``epic-levels.toml``, that does not read skips it, saying
+why):
 
 1. Manifest clips not yet partitions are added; partitions no longer in the manifest are deleted and a
    ``retire_clips_job`` run is requested for them. That run moves their Parquet files under
@@ -40,9 +41,11 @@ from ...annotations.readers import files_fingerprint, load_annotations
 from ...annotations.clip_hash import clip_hashes
 from ...annotations.clip_keys import read_manifest
 from ...errors import AnnotationError, ManifestError
+from ...settings import config_problems
 from ..partitions import batches, clip_partitions, range_tags
 from ..resources import ProjectResource
-from .jobs import CHAIN_JOB, CLIP_JOB, RESCORE_JOB, TABLES_JOB, UPDATE_JOB, retire_clips_job
+from .jobs import (CHAIN_JOB, CLIP_JOB, RESCORE_JOB, TABLES_JOB, UPDATE_JOB, removed_clips, retire_clips_job,
+                   retire_run_config)
 
 CLIP_ANNOTATIONS = dg.AssetKey("clip_annotations")
 DATA_VERSION_TAG = "dagster/data_version"
@@ -113,6 +116,9 @@ def annotation_change_sensor(context: dg.SensorEvaluationContext, project: Proje
     paths = project.paths
     cursor = json.loads(context.cursor) if context.cursor else {}
     cursor = {"fingerprint": None, "clips": {}, "seq": 0, "pending": None, "storage_id": None, **cursor}
+    problems = config_problems(paths.root)
+    if problems:  # the roots are unknown until the project file reads
+        return dg.SkipReason("; ".join(problems))
     try:
         manifest = read_manifest(paths.manifest)
     except ManifestError as exc:
@@ -120,7 +126,7 @@ def annotation_change_sensor(context: dg.SensorEvaluationContext, project: Proje
     keys = [c.key for c in manifest]
     existing = set(context.instance.get_dynamic_partitions(clip_partitions.name))
     new = [k for k in keys if k not in existing]
-    removed = sorted(existing - set(keys))
+    removed = removed_clips(context.instance, keys)
     requests: list = []
     dynamic = []
     if new:
@@ -133,8 +139,7 @@ def annotation_change_sensor(context: dg.SensorEvaluationContext, project: Proje
         # retire run moves their files, and its success triggers the re-score (rescore_after_retire)
         cursor["seq"] += 1
         requests.append(dg.RunRequest(
-            run_key=f"retire:{cursor['seq']}", job_name=retire_clips_job.name,
-            run_config={"ops": {"retire_clip_files": {"config": {"clip_keys": removed}}}}))
+            run_key=f"retire:{cursor['seq']}", job_name=retire_clips_job.name, run_config=retire_run_config(removed)))
         context.log.info(f"retiring {len(removed)} clips: " + ", ".join(removed[:20]))
 
     fingerprint = files_fingerprint(paths.annotations, [paths.manifest])

@@ -1,0 +1,77 @@
+"""The project's run launcher: Dagster's ``DefaultRunLauncher`` with the pre-flight before every run it starts, and a
+worker health check for run monitoring (Dagster layer; ``dagster.yaml`` names it).
+
+Every run the UI, a sensor or the schedule starts goes through the instance's run launcher (after the queue).
+``ProjectRunLauncher.launch_run`` runs the project's pre-flight (:mod:`..preflight`, the checks ``epic-levels run``
+makes) on the run's inputs first; a problem fails the run through ``DagsterInstance.report_run_failed`` with the
+problem's one line as the run's failure message, before any step: nothing is materialized. A run the pre-flight
+passes is launched by the default launcher, tagged with this host (so its process can be judged later).
+
+Its worker health check tells the daemon's run monitoring (``run_monitoring`` in ``dagster.yaml``) whether a run's
+process is gone (:func:`.dead_runs.process_gone`): such a run is marked failed instead of holding a run slot
+for ever. The health check's result types are defined only in ``dagster._core.launcher`` (as for the Celery
+launcher, ``celery_launcher.py``): the only private import of this module, held by the dagster pin and checked by
+``epic_levels_pipeline_tests/orchestration/test_dagster_internals.py``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import dagster as dg
+
+from ..preflight import RunInputs, preflight
+from ..settings import Paths
+from ..terminal import printable_lines
+from .dead_runs import HOST_TAG, failure_message, process_gone, this_host
+
+log = logging.getLogger(__name__)
+
+
+def run_inputs(run: dg.DagsterRun) -> RunInputs:
+    """The inputs a run will read: the project root of its ``project`` resource (else the default root) and its
+    ``evaluation`` resource's configuration."""
+    resources = (run.run_config or {}).get("resources") or {}
+    root = ((resources.get("project") or {}).get("config") or {}).get("root") or ""
+    paths = Paths(Path(root).resolve()) if isinstance(root, str) and root else Paths.default()
+    evaluation = (resources.get("evaluation") or {}).get("config") or {}
+    return RunInputs(paths, evaluation if isinstance(evaluation, dict) else {})
+
+
+def preflight_message(run: dg.DagsterRun) -> str | None:
+    """The run's pre-flight problems as its failure message (one line each), or None when it may start."""
+    found = preflight(run_inputs(run))
+    return printable_lines("\n".join(found.problems)) if found.problems else None
+
+
+class ProjectRunLauncher(dg.DefaultRunLauncher):
+    """``DefaultRunLauncher`` that refuses a run failing the pre-flight and tells run monitoring when a run's
+    process is gone (see the module docstring)."""
+
+    def launch_run(self, context) -> None:
+        run = context.dagster_run
+        message = preflight_message(run)
+        instance = self._instance
+        if message is not None:
+            log.info("run %s refused by the pre-flight: %s", run.run_id, message)
+            instance.report_run_failed(run, message)
+            return
+        instance.add_run_tags(run.run_id, {HOST_TAG: this_host()})
+        super().launch_run(context)
+
+    @property
+    def supports_check_run_worker_health(self) -> bool:
+        return True
+
+    def check_run_worker_health(self, run: dg.DagsterRun):
+        # Private: the health check's result types (a run launcher's interface has no public module).
+        from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
+
+        reason = process_gone(self._instance, run)
+        if reason is not None:
+            return CheckRunHealthResult(WorkerStatus.FAILED, failure_message(reason))
+        return CheckRunHealthResult(WorkerStatus.RUNNING, "its process runs, or cannot be told from here")
+
+
+__all__ = ["ProjectRunLauncher", "preflight_message", "run_inputs"]
