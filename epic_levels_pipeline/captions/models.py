@@ -81,13 +81,23 @@ def judge_prompt(kind: str, reference: str, response: str) -> str:
     ])
 
 
+def _request(caller, prompt: str, n_candidates: int, what: str, model: str) -> CallRequest:
+    """A judge request of the caption track: the provider's own structured judge request (its identity in the
+    cache key, so two judges serving one model name never share an answer), or, for a bare caller, one keyed by
+    the model."""
+    if hasattr(caller, "judge_request"):
+        return caller.judge_request(prompt, n_candidates, model=model, responder=what, condition=what)
+    settings = {"response_mime_type": "application/json", "response_schema": choice_schema(n_candidates)}
+    key = cache_key(what, model, prompt, None, what, settings)
+    return CallRequest(key, what, model, what, prompt, settings=settings)
+
+
 def caption_judge(caller, cache, *, model: str, rpm: float = 60, concurrency: int = 4) -> Judge:
     """A :data:`.labels.Judge` backed by ``caller`` (the QA judge's provider), one cached call per pair;
     a failed or unreadable call leaves the pair undecided."""
     def judge(kind: str, reference: str, response: str) -> bool | None:
         prompt = judge_prompt(kind, reference, response)
-        key = cache_key("caption_judge", model, prompt, None, "caption_judge", JUDGE_SETTINGS)
-        request = CallRequest(key, "caption_judge", model, "caption_judge", prompt, settings=dict(JUDGE_SETTINGS))
+        request = _request(caller, prompt, 2, "caption_judge", model)
         (result,), _ = run_calls_sync([request], caller, cache, rpm=rpm, concurrency=concurrency)
         if result.status != "ok":
             return None
@@ -96,5 +106,30 @@ def caption_judge(caller, cache, *, model: str, rpm: float = 60, concurrency: in
         except ValueError:
             return None
         return None if letter is None else letter == "A"
+
+    return judge
+
+
+def semantic_judge(caller, cache, *, model: str, rpm: float = 60, concurrency: int = 4):
+    """A :data:`.semantic.SemanticJudge` backed by ``caller``: one cached call per (pair, direction), all of a
+    response's requests run together under the rate limit; a failed or unreadable call is ``(None, True)``, a
+    judge that cannot tell ``(None, False)``."""
+    from .semantic import SCALE, semantic_prompt
+
+    def judge(requests: list[tuple[str, str, str, str]]) -> list[tuple[int | None, bool]]:
+        calls = [_request(caller, semantic_prompt(*r), len(SCALE), "caption_semantic", model) for r in requests]
+        results, _ = run_calls_sync(calls, caller, cache, rpm=rpm, concurrency=concurrency)
+        out: list[tuple[int | None, bool]] = []
+        for result in results:
+            if result.status != "ok":
+                out.append((None, True))
+                continue
+            try:
+                letter = parse_choice(result.reply, len(SCALE))
+            except ValueError:
+                out.append((None, True))
+                continue
+            out.append((None, False) if letter is None else (SCALE["ABCDE".index(letter)], False))
+        return out
 
     return judge

@@ -9,6 +9,9 @@ All are deterministic: their randomness is seeded by (seed, responder, clip, con
 - ``jitter_<σ>s`` the oracle with Gaussian noise of σ seconds added to every start and stop (the same
                standard normal draws for every σ, so scores fall with σ for the same reason each time);
                spans are clamped to the clip, and one whose stop falls before its start is reordered.
+- ``corrupted`` the oracle's units, times and links with wrong words: each unit takes the label (and verb and noun)
+               of the next unit of its kind with a different label (``something else`` when there is none), so
+               the structure aligns perfectly and every description is wrong (the semantic layer's lower bound).
 - ``presence`` the right entities, sounds and actions (it knows *what*, not *when*): each unit keeps its
                label and length at a uniformly random start; links are kept as in the reference (those
                that no longer overlap are dropped by the parser and counted).
@@ -27,7 +30,8 @@ from .sources import Catalogue, Clip
 from .structure import Structure, Unit, overlap_s
 
 JITTER_SIGMAS = (0.25, 0.5, 1.0, 2.0, 4.0)
-OFFLINE_RESPONDERS = ("oracle", *(f"jitter_{s:g}s" for s in JITTER_SIGMAS), "presence", "blind", "chance")
+OFFLINE_RESPONDERS = ("oracle", *(f"jitter_{s:g}s" for s in JITTER_SIGMAS), "corrupted", "presence", "blind", "chance")
+CORRUPT_LABEL = "something else"  # a kind with one label has no other to swap in
 BLIND_UNITS = 6
 
 
@@ -79,6 +83,23 @@ def presence(ref: Structure, condition: str, *, clip_key: str, seed: int = 0) ->
 
     return render_caption(Structure(s.dataset, s.duration_s, [place(u) for u in s.events],
                                     [place(u) for u in s.actions], list(s.references), list(s.links)))
+
+
+def corrupted(ref: Structure, condition: str, **_) -> str:
+    s = perceived(ref, condition)
+
+    def swap(units: list[Unit]) -> list[Unit]:
+        out = []
+        for i, u in enumerate(units):
+            other = next((v for v in units[i + 1:] + units[:i] if v.label != u.label), None)
+            if other is None:
+                out.append(replace(u, label=CORRUPT_LABEL, verb="do", noun=CORRUPT_LABEL))
+            else:
+                out.append(replace(u, label=other.label, verb=other.verb, noun=other.noun))
+        return out
+
+    return render_caption(Structure(s.dataset, s.duration_s, swap(s.events), swap(s.actions), swap(s.references),
+                                    list(s.links)))
 
 
 def _most_common(cat: Catalogue, kind: str) -> str | None:
@@ -138,6 +159,8 @@ def offline_reply(name: str, ref: Structure, condition: str, *, cat: Catalogue, 
         return oracle(ref, condition)
     if name.startswith("jitter_") and name.endswith("s"):
         return jitter(ref, condition, sigma=float(name[len("jitter_"):-1]), clip_key=clip.key, seed=seed)
+    if name == "corrupted":
+        return corrupted(ref, condition)
     if name == "presence":
         return presence(ref, condition, clip_key=clip.key, seed=seed)
     if name == "blind":

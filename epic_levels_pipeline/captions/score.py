@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from .labels import Judge, LabelRules
 from .match import ACTION_TIOU, EVENT_TIOU, MATCHERS, tiou_matrix
 from .parse import CHECKS, Parsed
+from .semantic import SEMANTIC_COUNTS, SEMANTIC_METRICS, SemanticJudge, score_pairs
 from .structure import Structure, Unit, id_order
 
 UNIT_CHECKS = ("missing_fields", "duplicate_ids", "times_out_of_range", "empty_spans")
@@ -53,6 +54,8 @@ class Pair:
     tiou: float | None = None
     verdict: str | None = None
     by: str | None = None
+    precision: float | None = None  # the semantic layer's 1-5 scores of an aligned pair (None: not scored)
+    recall: float | None = None
 
 
 @dataclass
@@ -76,8 +79,26 @@ def _put(metrics: dict, family: str, values: tuple[float, float, float]) -> None
 
 
 def score_response(ref: Structure, parsed: Parsed, rules: LabelRules, *, matcher: str = "greedy",
-                   thresholds: Thresholds = Thresholds(), judge: Judge | None = None) -> Result:
-    """Metrics, counts and the aligned pairs of one response."""
+                   thresholds: Thresholds = Thresholds(), judge: Judge | None = None,
+                   semantic: SemanticJudge | None = None, with_semantic: bool = False) -> Result:
+    """Metrics, counts and the aligned pairs of one response; with ``with_semantic`` also the semantic layer of
+    its aligned pairs (:mod:`.semantic`, judged by ``semantic``; NaN without one)."""
+    result = _score_response(ref, parsed, rules, matcher, thresholds, judge)
+    result.metrics.update(dict.fromkeys(SEMANTIC_METRICS, math.nan))
+    result.counts.update(dict.fromkeys(SEMANTIC_COUNTS, 0))
+    if with_semantic and parsed.parsed:
+        aligned = [p for p in result.pairs if p.ref is not None and p.resp is not None]
+        values, each = score_pairs([(p.unit, p.ref, p.resp) for p in aligned], semantic)
+        result.metrics.update({k: values[k] for k in SEMANTIC_METRICS})
+        result.counts.update({k: values[k] for k in SEMANTIC_COUNTS})
+        for p, scored in zip(aligned, each):
+            if scored is not None:
+                p.precision, p.recall = scored
+    return result
+
+
+def _score_response(ref: Structure, parsed: Parsed, rules: LabelRules, matcher: str, thresholds: Thresholds,
+                    judge: Judge | None) -> Result:
     events_apply = ref.dataset != "hd_epic"
     metrics: dict[str, float] = dict.fromkeys(METRICS, math.nan)
     counts = {"n_undecided": 0, "n_judged": 0}

@@ -23,18 +23,22 @@ asset (warehouse table)         function
 
 from __future__ import annotations
 
+import json
 import math
 
 import pandas as pd
 from scipy.stats import spearmanr
 
 from ..responses.offline import OFFLINE_MODEL
+
 from .labels import Judge, rules_for
+from .panel import CaptionPanel, one_judge
 from .parse import CHECKS, Parsed, parse_caption
 from .prompt import caption_prompt, conditions_for
 from .reference import reference_structure, validate_structure
 from .responders import OFFLINE_RESPONDERS, offline_reply
 from .score import METRICS, Thresholds, score_response
+from .semantic import KINDS as SEMANTIC_KINDS, NO_JUDGE_NOTE, SEMANTIC_COUNTS, SEMANTIC_METRICS, description
 from .sources import Catalogue, Clip, audio_annotated
 from .structure import Structure, Unit
 
@@ -45,9 +49,11 @@ RESPONSE_COLUMNS = ["clip_key", "dataset", "condition", "responder", "model", "p
                     "cache_key", "cached", "prompt_tokens", "output_tokens"]
 ALIGNMENT_COLUMNS = ["clip_key", "dataset", "condition", "responder", "model", "matcher", "unit", "ref_id", "resp_id",
                      "ref_start_s", "ref_stop_s", "resp_start_s", "resp_stop_s", "tiou", "verdict", "verdict_by",
-                     "ref_label", "resp_label", "ref_source_id"]
+                     "ref_label", "resp_label", "ref_source_id", "semantic_precision", "semantic_recall",
+                     "judge_votes"]
 RESPONSE_SCORE_COLUMNS = ["clip_key", "dataset", "condition", "responder", "model", "matcher", "parsed", "parse_error",
-                          "n_undecided", "n_judged", *[f"n_{c}" for c in CHECKS], *METRICS]
+                          "n_undecided", "n_judged", *[f"n_{c}" for c in CHECKS], *METRICS, *SEMANTIC_COUNTS,
+                          *SEMANTIC_METRICS]
 SCORE_COLUMNS = ["responder", "model", "condition", "dataset", "matcher", "metric", "n", "value"]
 SWEEP_COLUMNS = ["unit", "threshold", "is_default", "condition", "metric", "responder", "model", "value",
                  "spearman_rho", "n_ranked"]
@@ -156,20 +162,49 @@ def _prepared(references: pd.DataFrame, responses: pd.DataFrame):
             yield r, ref, parse_caption(r["reply"], ref.dataset, ref.duration_s)
 
 
+def _semantic_of(judge) -> object | None:
+    return judge.semantic if isinstance(judge, CaptionPanel) and judge.has_semantic else None
+
+
+def _votes(panel, p) -> str:
+    """Every judge's answer about an aligned pair (JSON), when several judges were asked."""
+    if not isinstance(panel, CaptionPanel) or len(panel.names) < 2 or p.ref is None or p.resp is None:
+        return ""
+    out = {}
+    label = panel.label_votes.get((p.unit, p.ref.label, p.resp.label)) if p.by == "judge" else None
+    a, b = description(p.ref), description(p.resp)
+    for name in panel.names:
+        vote = {}
+        if label is not None:
+            vote["label"] = {True: "agree", False: "disagree", None: "none"}[label[name]]
+        for direction, key in (("precision", "semantic_precision"), ("recall", "semantic_recall")):
+            answer = panel.semantic_votes.get((p.unit, a, b, direction), {}).get(name)
+            if answer is not None:
+                vote[key] = "failed" if answer[1] else answer[0]
+        if vote:
+            out[name] = vote
+    return json.dumps(out) if out else ""
+
+
 def caption_alignments(references: pd.DataFrame, responses: pd.DataFrame, catalogue: Catalogue,
                        judge: Judge | None = None, thresholds: Thresholds = Thresholds()
                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every matched and unmatched unit of every response (both matchers), and one score row per
-    response × matcher. A reply whose ``status`` is not ``ok`` (the runner gave up) scores as unparsed."""
+    response × matcher. A reply whose ``status`` is not ``ok`` (the runner gave up) scores as unparsed.
+    ``judge`` is a label judge or a :class:`.panel.CaptionPanel`, whose semantic judges also score the greedy
+    matcher's aligned pairs (:mod:`.semantic`; no panel: the semantic columns are empty)."""
+    panel, semantic = judge, _semantic_of(judge)
     rules, judge = rules_for(catalogue), _memo(judge)
     align_rows, score_rows = [], []
     for r, ref, parsed in _prepared(references, responses):
         ident = {k: r[k] for k in ("clip_key", "dataset", "condition", "responder", "model")}
         for matcher in ("greedy", "hungarian"):
-            res = score_response(ref, parsed, rules, matcher=matcher, thresholds=thresholds, judge=judge)
+            res = score_response(ref, parsed, rules, matcher=matcher, thresholds=thresholds, judge=judge,
+                                 semantic=semantic, with_semantic=matcher == "greedy")
             score_rows.append({**ident, "matcher": matcher, "parsed": parsed.parsed, "parse_error": parsed.error,
                                "n_undecided": res.counts["n_undecided"], "n_judged": res.counts["n_judged"],
-                               **{f"n_{c}": parsed.checks[c] for c in CHECKS}, **res.metrics})
+                               **{f"n_{c}": parsed.checks[c] for c in CHECKS}, **res.metrics,
+                               **{c: res.counts[c] for c in SEMANTIC_COUNTS}})
             for p in res.pairs:
                 align_rows.append({**ident, "matcher": matcher, "unit": p.unit,
                                    "ref_id": p.ref.id if p.ref else None, "resp_id": p.resp.id if p.resp else None,
@@ -180,26 +215,98 @@ def caption_alignments(references: pd.DataFrame, responses: pd.DataFrame, catalo
                                    "tiou": p.tiou, "verdict": p.verdict, "verdict_by": p.by,
                                    "ref_label": p.ref.label if p.ref else None,
                                    "resp_label": p.resp.label if p.resp else None,
-                                   "ref_source_id": p.ref.source_id if p.ref else None})
+                                   "ref_source_id": p.ref.source_id if p.ref else None,
+                                   "semantic_precision": p.precision, "semantic_recall": p.recall,
+                                   "judge_votes": _votes(panel, p) if matcher == "greedy" else ""})
     return (pd.DataFrame(align_rows, columns=ALIGNMENT_COLUMNS), pd.DataFrame(score_rows, columns=RESPONSE_SCORE_COLUMNS))
+
+
+SEMANTIC_PAIR_COUNTS = [f"n_semantic_{k}" for k in SEMANTIC_KINDS]
+JUDGE_METRICS = ["event_label_f1", "action_label_f1", "reference_label_f1", *SEMANTIC_METRICS]
+JUDGE_PARTIAL_COLUMNS = ["clip_key", "dataset", "condition", "responder", "model", "judge", "metric", "value", "n"]
+
+
+def caption_judge_partials(references: pd.DataFrame, responses: pd.DataFrame, catalogue: Catalogue,
+                           judge) -> pd.DataFrame:
+    """Per response (greedy) × judge of a panel of two or more × metric (:data:`JUDGE_METRICS`): the metric as
+    that judge alone would have made it (its own label and semantic answers; ``judge`` ``verdict``: as scored),
+    for the judge-swap sensitivity of the caption track. Empty without such a panel."""
+    if not isinstance(judge, CaptionPanel) or len(judge.names) < 2:
+        return pd.DataFrame(columns=JUDGE_PARTIAL_COLUMNS)
+    rules = rules_for(catalogue)
+    views = {"verdict": (judge, _semantic_of(judge))}
+    views.update({name: one_judge(judge, name) for name in judge.names})
+    rows = []
+    for r, ref, parsed in _prepared(references, responses):
+        ident = {k: r[k] for k in ("clip_key", "dataset", "condition", "responder", "model")}
+        for name, (label, semantic) in views.items():
+            res = score_response(ref, parsed, rules, judge=label, semantic=semantic if judge.has_semantic else None,
+                                 with_semantic=True)
+            for metric in JUDGE_METRICS:
+                kind = metric.split("_")[1] if metric.startswith("semantic_") else metric.split("_")[0]
+                n = res.counts.get(f"n_semantic_{kind}", 0) if metric.startswith("semantic_") else 1
+                rows.append({**ident, "judge": name, "metric": metric, "value": res.metrics[metric], "n": n})
+    return pd.DataFrame(rows, columns=JUDGE_PARTIAL_COLUMNS)
+
+
+def caption_judge_votes(judge) -> pd.DataFrame:
+    """Every judge's answer about every pair a panel of two or more was asked about: ``track`` caption_label
+    (agree / disagree / none) or caption_semantic (1-5 per direction), one row per pair × judge (failed: no label)."""
+    columns = ["track", "unit", "judge", "label", "clip_key"]
+    if not isinstance(judge, CaptionPanel) or len(judge.names) < 2:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for (kind, a, b), votes in judge.label_votes.items():
+        for name, v in votes.items():
+            rows.append({"track": "caption_label", "unit": f"{kind}|{a}|{b}", "judge": name,
+                         "label": {True: "agree", False: "disagree", None: "none"}[v], "clip_key": ""})
+    for (kind, a, b, direction), votes in judge.semantic_votes.items():
+        for name, (score, failed) in votes.items():
+            rows.append({"track": "caption_semantic", "unit": f"{kind}|{a}|{b}|{direction}", "judge": name,
+                         "label": None if failed or score is None else str(score), "clip_key": ""})
+    return pd.DataFrame(rows, columns=columns)
 
 
 def caption_scores(response_scores: pd.DataFrame) -> pd.DataFrame:
     """Cross-clip scores, long: the mean of each metric over the responses where it applies (``n`` of
     them), per responder × model × condition × dataset (``'*'``: both datasets) × matcher. The groups are
-    taken over the responses as they are (one row each), and each metric's rows then follow one another."""
+    taken over the responses as they are (one row each), and each metric's rows then follow one another.
+
+    A response is one clip's caption, so each mean is per clip, then over clips (OmniCapBench's way); beside the
+    semantic metrics ``semantic_<kind>_<p|r>_pooled`` weights each clip by its scored pairs (every pair once, ``n``
+    pairs), and ``schema_gate`` is the share of replies that parse into the structure."""
     if not len(response_scores):
         return pd.DataFrame(columns=SCORE_COLUMNS)
     keys = ["responder", "model", "condition", "dataset", "matcher"]
-    values = response_scores[METRICS].apply(pd.to_numeric, errors="coerce")
-    frame = pd.concat([response_scores[keys], values], axis=1)
-    counts, means = [], []
+    semantic = [m for m in SEMANTIC_METRICS if m in response_scores]
+    metrics = METRICS + semantic
+    values = response_scores[metrics].apply(pd.to_numeric, errors="coerce")
+    values["schema_gate"] = 1.0 - values["parse_failure"]
+    pooled = {}
+    for m in semantic:
+        kind = m.split("_")[1]
+        weight = pd.to_numeric(response_scores.get(f"n_semantic_{kind}", 0), errors="coerce").fillna(0)
+        pooled[m] = (values[m].fillna(0) * weight, weight.where(values[m].notna(), 0))
+    names = metrics + ["schema_gate"]
+    frame = pd.concat([response_scores[keys], values[names]], axis=1)
+    for m, (num, den) in pooled.items():
+        frame[f"{m}__num"], frame[f"{m}__den"] = num.to_numpy(), den.to_numpy()
+    counts, means, sums = [], [], []
     for part in (frame, frame.assign(dataset="*")):
-        grouped = part.groupby(keys, sort=False, dropna=False)[METRICS]
-        counts.append(grouped.count())
-        means.append(grouped.mean())
-    long = pd.concat(counts).reset_index().melt(id_vars=keys, value_vars=METRICS, var_name="metric", value_name="n")
-    long["value"] = pd.concat(means).reset_index().melt(id_vars=keys, value_vars=METRICS)["value"].to_numpy()
+        grouped = part.groupby(keys, sort=False, dropna=False)
+        counts.append(grouped[names].count())
+        means.append(grouped[names].mean())
+        sums.append(grouped[[c for c in frame.columns if c.endswith(("__num", "__den"))]].sum())
+    long = pd.concat(counts).reset_index().melt(id_vars=keys, value_vars=names, var_name="metric", value_name="n")
+    long["value"] = pd.concat(means).reset_index().melt(id_vars=keys, value_vars=names)["value"].to_numpy()
+    if pooled:
+        total = pd.concat(sums).reset_index()
+        rows = []
+        for m in pooled:
+            den = total[f"{m}__den"]
+            rows.append(total[keys].assign(metric=f"{m}_pooled", n=den.astype(int),
+                                           value=(total[f"{m}__num"] / den.where(den > 0)).to_numpy()))
+        long = pd.concat([long, *rows], ignore_index=True)
     return long[SCORE_COLUMNS]
 
 
@@ -304,6 +411,11 @@ def oracle_problems(response_scores: pd.DataFrame) -> list[str]:
         return ["no oracle reply under clip: the self-test cannot run"]
     problems = []
     rates = [m for m in METRICS if m.startswith("rate_")] + ["parse_failure"]
+    for r in rows.to_dict("records"):  # the semantic layer, where a judge scored it: 5 of 5 both ways
+        for m in SEMANTIC_METRICS:
+            v = r.get(m)
+            if v is not None and not (isinstance(v, float) and math.isnan(v)) and abs(float(v) - 5.0) > 1e-9:
+                problems.append(f"{r['clip_key']} ({r['matcher']}): {m} = {float(v):.4f}, expected 5")
     for r in rows.to_dict("records"):
         where = f"{r['clip_key']} ({r['matcher']})"
         for m in METRICS:

@@ -182,6 +182,28 @@ class EvaluationResource(dg.ConfigurableResource):
                              "another judge")
         return spec, bool(own)
 
+    def judge_panel(self) -> tuple[list[tuple[str, ModelSpec, bool]], str]:
+        """Every judge asked — ``(NAME, spec, judges its own replies)``: the models file's ``judges``, led by the
+        verdict's judge when that is not among them — and whose verdict counts: that judge's NAME, ``majority``,
+        or ``""`` with no judge. Without ``judges`` it is :meth:`judge_spec`'s one judge."""
+        name = self.judge_model_name()
+        models_file = self.models_file()
+        listed = list(models_file.judges) if models_file else []
+        if not listed:
+            spec, own = self.judge_spec()
+            return ([] if spec is None else [(name, spec, own)]), ("" if spec is None else name)
+        names = ([name] if name and name not in ("majority", "self") and name not in listed else []) + listed
+        run = [s.cache_config() for s in self._resolve(self.model_names(), flags=False)]
+        panel = []
+        for n in names:
+            spec = self._resolve([n], flags=False)[0]
+            own = spec.cache_config() in run
+            if own and not self.allow_self_judge:
+                raise dg.Failure(f"judge {n} is also a model of the run and would judge its own replies: pass "
+                                 "--allow-self-judge to mean it, or list other judges")
+            panel.append((n, spec, own))
+        return panel, (name if name in ("majority",) or name in names else names[0])
+
     def judge(self, cache: CallCache):
         """``(judge function, its PROVIDER/MODEL name)``, or ``(None, "")`` when no judge is named. The
         function's ``self_judging`` says whether it judges replies of its own model."""

@@ -3,6 +3,8 @@
 ``models.toml`` at the project root (or ``--model-config FILE``) holds one table per model::
 
     judge = "qwen-omni-local"           # optional: the model that judges open replies (a NAME below)
+    judges = ["qwen-omni-local", "gemini/gemini-2.5-flash"]  # optional: every judge asked (audited against
+                                        # each other); the verdict is `judge`'s, or the majority: judge = "majority"
 
     [models.qwen-omni-local]
     provider = "vllm"                   # gemini | openai | vllm | sglang
@@ -362,6 +364,7 @@ class ModelsFile:
     path: str
     models: dict[str, ModelSpec]
     judge: str | None = None
+    judges: tuple[str, ...] = ()  # every judge asked (NAMEs or PROVIDER/MODEL); `judge` may be "majority"
 
 
 def _message(err: dict, known: list[str]) -> str:
@@ -385,8 +388,8 @@ def load_models_file(path: str | Path) -> ModelsFile:
         raise ModelConfigError([f"{path}: not valid TOML: {exc}"]) from None
     problems: list[str] = []
     for key in data:
-        if key not in ("models", "judge"):
-            problems.append(f"{path}: {key}: unknown top-level key (known: judge, models)")
+        if key not in ("models", "judge", "judges"):
+            problems.append(f"{path}: {key}: unknown top-level key (known: judge, judges, models)")
     tables = data.get("models", {})
     if not isinstance(tables, dict):
         raise ModelConfigError([*problems, f"{path}: models: must be tables [models.NAME]"])
@@ -415,11 +418,27 @@ def load_models_file(path: str | Path) -> ModelsFile:
     judge = data.get("judge")
     if judge is not None and not isinstance(judge, str):
         problems.append(f"{path}: judge: must be a model NAME (a string), got {judge!r}")
-    elif judge is not None and judge != "self" and judge not in specs and "/" not in judge:
+    elif judge is not None and judge not in ("self", "majority") and judge not in specs and "/" not in judge:
         problems.append(f"{path}: judge: {judge!r} is not a [models.NAME] of this file")
+    judges, bad = judges_of(data.get("judges", []), specs, tables)
+    problems += [f"{path}: judges: {message}" for message in bad]
+    if judge == "majority" and len(judges) < 2:
+        problems.append(f"{path}: judge: \"majority\" needs at least two judges in `judges`, got {len(judges)}")
     if problems:
         raise ModelConfigError(problems)
-    return ModelsFile(str(path), specs, judge)
+    return ModelsFile(str(path), specs, judge, judges)
+
+
+def judges_of(value, specs: dict, tables: dict) -> tuple[tuple[str, ...], list[str]]:
+    """The ``judges`` list (model NAMEs of the file or ``PROVIDER/MODEL``) and its problems."""
+    if not isinstance(value, list) or not all(isinstance(n, str) and n.strip() for n in value):
+        return (), [f"must be a list of model NAMEs (or PROVIDER/MODEL), got {value!r}"]
+    problems = [f"{n!r} is not a [models.NAME] of this file, nor PROVIDER/MODEL" for n in value
+                if n not in specs and n not in tables and "/" not in n]
+    twice = sorted({n for n in value if value.count(n) > 1})
+    if twice:
+        problems.append(f"{', '.join(twice)} listed more than once")
+    return tuple(value), problems
 
 
 def inline_spec(name: str, endpoint: str | None = None) -> ModelSpec:

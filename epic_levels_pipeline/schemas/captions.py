@@ -7,6 +7,8 @@ import pyarrow as pa
 
 from .fields import BOOL, FLOAT, INT, RESPONDER, STR, STRS, _f
 
+SEMANTIC_KINDS = ("event", "action", "reference")  # the units the semantic layer scores (captions/semantic.py)
+
 
 CAPTION_ALIGNMENTS = pa.schema([
     _f("clip_key", STR, "the clip (window): <dataset>__<video>__<start>-<end>"),
@@ -27,6 +29,11 @@ CAPTION_ALIGNMENTS = pa.schema([
     _f("ref_label", STR, "reference unit's label"),
     _f("resp_label", STR, "response unit's label"),
     _f("ref_source_id", STR, "annotation row of the reference unit"),
+    _f("semantic_precision", FLOAT, "semantic layer (greedy, aligned pairs): how much of the reply unit's description "
+                                    "the reference supports, 1-5 (null: not scored)"),
+    _f("semantic_recall", FLOAT, "semantic layer: how much of the reference unit's description the reply states, 1-5"),
+    _f("judge_votes", STR, "JSON: every judge's label and semantic answers about the pair, when several judges are "
+                           "asked"),
 ])
 
 CAPTION_REFERENCES = pa.schema([
@@ -101,6 +108,30 @@ CAPTION_RESPONSE_SCORES = pa.schema([
     _f("rate_dangling_links", FLOAT, "share of captions with dangling links"),
     _f("rate_invalid_reference_use", FLOAT, "share of captions with invalid reference use"),
     _f("rate_links_without_overlap", FLOAT, "share of captions with links without overlap"),
+    *[_f(f"n_semantic_{k}", INT, f"aligned {k} pairs the semantic layer scored (greedy)") for k in SEMANTIC_KINDS],
+    _f("n_semantic_unscored", INT, "aligned pairs the semantic judge could not score (failed, or could not tell)"),
+    *[_f(f"semantic_{k}_{m}", FLOAT, f"semantic {'precision' if m == 'p' else 'recall'} of the aligned {k} pairs: "
+                                     "mean 1-5 judge score (empty with no judge)")
+      for k in SEMANTIC_KINDS for m in ("p", "r")],
+])
+
+CAPTION_JUDGE_PARTIALS = pa.schema([
+    _f("clip_key", STR, "the clip (window): <dataset>__<video>__<start>-<end>"),
+    _f("dataset", STR, "hd_epic or epic_sounds"),
+    _f("condition", STR, "clip, no_clip or silenced"),
+    *RESPONDER,
+    _f("judge", STR, "the judge whose answers alone made the value ('verdict': as scored)"),
+    _f("metric", STR, "event/action/reference label F1, or a semantic metric"),
+    _f("value", FLOAT, "the caption's metric under that judge"),
+    _f("n", INT, "pairs behind a semantic value (1 for label F1)"),
+])
+
+CAPTION_JUDGE_VOTES = pa.schema([
+    _f("track", STR, "caption_label (agree / disagree / none) or caption_semantic (a 1-5 score)"),
+    _f("unit", STR, "what was judged: kind|reference text|reply text (|direction for semantic)"),
+    _f("judge", STR, "the judge (NAME)"),
+    _f("label", STR, "the judge's answer (null: its call failed)"),
+    _f("clip_key", STR, "the clip the votes belong to"),
 ])
 
 CAPTION_RESPONSES = pa.schema([

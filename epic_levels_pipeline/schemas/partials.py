@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from .fields import FLOAT, INT, RESPONDER, STR, _f
+from .fields import BOOL, FLOAT, INT, RESPONDER, STR, _f
 
 
 SCORE_PARTIALS = pa.schema([
@@ -28,6 +28,7 @@ SCORE_PARTIALS = pa.schema([
     _f("n_rule_wrong_4b", INT, "wrong option-judgement verdicts decided by rule"),
     _f("n_over_marked_4b", INT, "of them with more than one option marked true"),
     _f("n_self_judged", INT, "verdicts the model judged itself (--judge self)"),
+    _f("n_judge_failed", INT, "verdicts whose judge failed (timeout, error, unparsable judge reply): never wrong"),
 ])
 
 PAIR_PARTIALS = pa.schema([
@@ -85,4 +86,22 @@ JUDGE_PARTIALS = pa.schema([
     _f("prompt", STR, "the prompt sent"),
     _f("sample_key", INT, "the seeded key the judge audit samples by (smallest first)"),
     _f("clip_key", STR, "the clip the partial sums belong to"),
+])
+
+JUDGE_VOTE_PARTIALS = pa.schema([
+    *RESPONDER,
+    _f("dataset", STR, "hd_epic or epic_sounds"),
+    _f("subtype", STR, "question subtype"),
+    _f("distractor_strategy", STR, "how the wrong options were drawn"),
+    _f("format", STR, "answer format"),
+    _f("condition", STR, "clip, no_clip or silenced"),
+    _f("clip_key", STR, "the clip the partial rows belong to"),
+    _f("item_id", STR, "the item"),
+    _f("chance", FLOAT, "the item's chance accuracy"),
+    _f("verdict_scored_by", STR, "the reply's verdict: judge, judge_failed or undecided (judges split)"),
+    _f("verdict_correct", BOOL, "the reply's verdict: right or wrong (null when not decided)"),
+    _f("judge", STR, "the judge asked (its NAME in the models file)"),
+    _f("outcome", STR, "chose (an option), none (no option fits) or failed (timeout, error, unparsable reply)"),
+    _f("choice", INT, "the option the judge chose (index into the item's options; -1 for none or failed)"),
+    _f("correct", BOOL, "is the judge's choice the key (null when its call failed)"),
 ])

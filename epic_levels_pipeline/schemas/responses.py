@@ -85,7 +85,8 @@ VERDICTS = pa.schema([
     _f("parsed", STR, "the answer parsed from the reply"),
     _f("expected", STR, "the expected answer"),
     _f("correct", BOOL, "is the parsed answer the expected one"),
-    _f("scored_by", STR, "rule, judge or none"),
+    _f("scored_by", STR, "rule, judge, unparsed, undecided, judge_failed (the judge failed: never wrong), skipped "
+                         "or error"),
     _f("note", STR, "a note for readers"),
     _f("n_marked_true", INT, "count of marked true"),
     _f("judge_raw", STR, "the judge's raw reply"),
@@ -93,4 +94,6 @@ VERDICTS = pa.schema([
     *PROVIDER,
     *JUDGE,
     _f("self_judged", BOOL, "was the verdict's judge the model that replied"),
+    _f("judge_votes", STR, "JSON: every judge asked about the reply (judge NAME, outcome chose/none/failed, option "
+                           "index, correct); empty when no judge was asked"),
 ])

@@ -77,6 +77,8 @@ SCORES = pa.schema([
     _f("n_judge", INT, "count of judge"),
     _f("n_clips", INT, "count of clips"),
     _f("n_self_judged", INT, "count of verdicts the model judged itself (--judge self)"),
+    _f("n_judge_failed", INT, "verdicts whose judge failed (timeout, error, unparsable judge reply): left out, never "
+                              "counted wrong"),
 ])
 
 SHORTCUT_AUDIT = pa.schema([
@@ -109,4 +111,33 @@ SHORTCUT_AUDIT = pa.schema([
     _f("blind_rate_yes_no", FLOAT, "accuracy of the most-frequent prior (yes/no)"),
     _f("blind_ci_low_yes_no", FLOAT, "lower 95 % bound of the blind rate (yes/no)"),
     _f("blind_ci_high_yes_no", FLOAT, "upper 95 % bound of the blind rate (yes/no)"),
+])
+
+JUDGE_AGREEMENT = pa.schema([
+    _f("track", STR, "qa (open replies the rules could not decide), caption_label (label agreement of aligned "
+                     "units) or caption_semantic (the bounded 1-5 description scores)"),
+    _f("judge_a", STR, "a judge (NAME); '*' on the row over every judge"),
+    _f("judge_b", STR, "the other judge; '*' on the row over every judge"),
+    _f("n", INT, "units both judges answered (or, on the '*' row, units at least two judges answered)"),
+    _f("agreement", FLOAT, "share of those units on which the two judges gave the same label"),
+    _f("cohen_kappa", FLOAT, "Cohen's kappa of the two judges' labels"),
+    _f("krippendorff_alpha", FLOAT, "Krippendorff's alpha (nominal; interval for caption_semantic) of the labels"),
+    _f("note", STR, "a note for readers"),
+])
+
+JUDGE_SWAP = pa.schema([
+    _f("track", STR, "qa, caption_label or caption_semantic"),
+    _f("metric", STR, "the score compared (qa: chance_corrected; captions: the metric's name)"),
+    *RESPONDER,
+    _f("condition", STR, "clip, no_clip or silenced"),
+    _f("judge", STR, "the judge whose answers replace the verdict's ('verdict': the scores as materialized)"),
+    _f("n", INT, "replies (qa) or captions counted"),
+    _f("value", FLOAT, "qa: accuracy; captions: the metric's mean"),
+    _f("chance", FLOAT, "qa: mean chance of the counted items"),
+    _f("chance_corrected", FLOAT, "qa: (accuracy - chance) / (1 - chance)"),
+    _f("shift", FLOAT, "the change from the verdict's score (chance-corrected for qa)"),
+    _f("rank", FLOAT, "the responder/model's rank under this judge (1 = best; ties share the mean rank)"),
+    _f("spearman_rho", FLOAT, "Spearman rho of this judge's ranking against the verdict's (NaN under 3 ranked)"),
+    _f("n_ranked", INT, "responders/models ranked"),
+    _f("note", STR, "a note for readers"),
 ])

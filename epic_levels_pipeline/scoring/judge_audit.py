@@ -55,7 +55,7 @@ from ..records import records
 from ..formats.parsing import answer_text
 from ..seeding import stable_seed
 from ..formats.registry import format_of
-from .verdicts import JudgeRequest, judge_identity, judge_order
+from .verdicts import JudgeRequest, failed_call, judge_identity, judge_order
 
 AUDIT_COLUMNS = ["responder", "model", "n", "judge_rule_agreement", "judge_self_agreement", "judge_none_rate",
                  "judge_errors", "note", "judge_provider", "judge_model", "judge_endpoint", "self_judged"]
@@ -129,12 +129,6 @@ def sample_rows(verdicts: pd.DataFrame, sample_size: int, seed: int) -> pd.DataF
     return rows.groupby(["responder", "model"], sort=True).head(sample_size).reset_index(drop=True)
 
 
-def _failed(choice, raw: str, n: int) -> bool:
-    if choice is None:
-        return str(raw).startswith("error")
-    return not (isinstance(choice, (int, np.integer)) and 0 <= int(choice) < n)
-
-
 def _rates(g: pd.DataFrame) -> dict:
     first_ok = g[~g["error_1"]]
     both_ok = g[~g["error_1"] & ~g["error_2"]]
@@ -186,7 +180,7 @@ def audit_details(verdicts: pd.DataFrame, items: pd.DataFrame, judge: Judge, *, 
         row = dict(info)
         for i, request in enumerate(requests, 1):
             choice, raw = results[2 * k + i - 1]
-            failed = _failed(choice, raw, len(request.candidates))
+            failed = failed_call(choice, raw, len(request.candidates))
             row[f"error_{i}"] = failed
             row[f"raw_{i}"] = str(raw)
             row[f"judge_{i}"] = -1 if failed or choice is None else request.order[int(choice)]
@@ -215,3 +209,217 @@ def judge_audit(verdicts: pd.DataFrame, items: pd.DataFrame, judge: Judge | None
         rows.append({"responder": "*", "model": "*", **_rates(details), **who,
                      "self_judged": any(row["self_judged"] for row in rows)})
     return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
+
+
+# -- several judges: agreement between them, and how far swapping the judge moves the scores -------------------
+
+VOTE_COLUMNS = ["responder", "model", "dataset", "subtype", "distractor_strategy", "format", "condition", "clip_key",
+                "item_id", "chance", "verdict_scored_by", "verdict_correct", "judge", "outcome", "choice", "correct"]
+AGREEMENT_COLUMNS = ["track", "judge_a", "judge_b", "n", "agreement", "cohen_kappa", "krippendorff_alpha", "note"]
+SWAP_COLUMNS = ["track", "metric", "responder", "model", "condition", "judge", "n", "value", "chance",
+                "chance_corrected", "shift", "rank", "spearman_rho", "n_ranked", "note"]
+ONE_JUDGE_NOTE = "fewer than two judges were asked: no agreement between judges to measure"
+VERDICT = "verdict"  # the swap's reference: the scores as materialized (the configured judge's or the majority's)
+
+
+def vote_rows(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Every judge's answer about every reply the rules could not decide (the verdicts' ``judge_votes``), one row
+    per reply × judge: ``outcome`` chose / none / failed, ``choice`` (option index, −1 for none or failed),
+    ``correct`` (null when failed), beside the reply's verdict (``verdict_scored_by``, ``verdict_correct``)."""
+    if not len(verdicts) or "judge_votes" not in verdicts:
+        return pd.DataFrame(columns=VOTE_COLUMNS)
+    asked = verdicts[verdicts["judge_votes"].fillna("").astype(str) != ""]
+    rows = []
+    for v in asked.itertuples(index=False):
+        for vote in json.loads(v.judge_votes):
+            rows.append({"responder": v.responder, "model": v.model, "dataset": v.dataset, "subtype": v.subtype,
+                         "distractor_strategy": v.distractor_strategy, "format": v.format, "condition": v.condition,
+                         "clip_key": v.clip_key, "item_id": v.item_id, "chance": float(v.chance),
+                         "verdict_scored_by": v.scored_by,
+                         "verdict_correct": None if pd.isna(v.correct) else bool(v.correct),
+                         "judge": vote["judge"], "outcome": vote["outcome"],
+                         "choice": -1 if vote["choice"] is None else int(vote["choice"]), "correct": vote["correct"]})
+    frame = pd.DataFrame(rows, columns=VOTE_COLUMNS)
+    for c in ("verdict_correct", "correct"):
+        frame[c] = frame[c].astype("boolean")
+    return frame
+
+
+def cohen_kappa(a, b) -> float:
+    """Cohen's κ of two raters' labels on the same units (NaN when chance agreement is 1: one label only)."""
+    a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+    if not len(a):
+        return float("nan")
+    labels = sorted(set(a) | set(b), key=str)
+    observed = float(np.mean(a == b))
+    expected = sum(float(np.mean(a == x)) * float(np.mean(b == x)) for x in labels)
+    return float("nan") if expected >= 1 else (observed - expected) / (1 - expected)
+
+
+def krippendorff_alpha(units: list[list], *, level: str = "nominal") -> float:
+    """Krippendorff's α of ``units`` (each unit's labels from the raters who gave one; missing labels left out;
+    units with fewer than two labels are not pairable and are skipped), ``level`` ``nominal`` (labels differ or
+    not) or ``interval`` (numeric labels, squared differences). NaN when the expected disagreement is 0 (one
+    label only) or nothing is pairable."""
+    pairable = [[str(x) for x in u] for u in units if len(u) >= 2]
+    if not pairable:
+        return float("nan")
+    labels = sorted({x for u in pairable for x in u})
+    index = {x: i for i, x in enumerate(labels)}
+    coincidence = np.zeros((len(labels), len(labels)))
+    for u in pairable:
+        counts = np.bincount([index[x] for x in u], minlength=len(labels)).astype(float)
+        coincidence += (np.outer(counts, counts) - np.diag(counts)) / (len(u) - 1)
+    if level == "interval":
+        values = np.array([float(x) for x in labels])
+        distance = (values[:, None] - values[None, :]) ** 2
+    else:
+        distance = 1.0 - np.eye(len(labels))
+    n_c = coincidence.sum(axis=1)
+    n = n_c.sum()
+    observed = (coincidence * distance).sum()
+    expected = (np.outer(n_c, n_c) * distance).sum() / (n - 1)
+    return float("nan") if expected == 0 else float(1 - observed / expected)
+
+
+def agreement_table(labels: pd.DataFrame, track: str, *, level: str = "nominal") -> pd.DataFrame:
+    """Pairwise agreement, Cohen's κ and Krippendorff's α between judges on the units they both answered
+    (``labels``: ``unit``, ``judge``, ``label``; a failed call has no label), then α over every judge at once
+    (``judge_a`` = ``judge_b`` = ``'*'``). One judge: one row saying so."""
+    judges = sorted(labels["judge"].unique()) if len(labels) else []
+    if len(judges) < 2:
+        return pd.DataFrame([{"track": track, "judge_a": judges[0] if judges else "*", "judge_b": "*", "n": 0,
+                              "agreement": np.nan, "cohen_kappa": np.nan, "krippendorff_alpha": np.nan,
+                              "note": ONE_JUDGE_NOTE}], columns=AGREEMENT_COLUMNS)
+    answered = labels.dropna(subset=["label"])
+    wide = answered.pivot_table(index="unit", columns="judge", values="label", aggfunc="first")
+    rows = []
+    for i, a in enumerate(judges):
+        for b in judges[i + 1:]:
+            both = wide[[a, b]].dropna() if a in wide and b in wide else pd.DataFrame(columns=[a, b])
+            rows.append({"track": track, "judge_a": a, "judge_b": b, "n": len(both),
+                         "agreement": float((both[a] == both[b]).mean()) if len(both) else np.nan,
+                         "cohen_kappa": cohen_kappa(both[a], both[b]),
+                         "krippendorff_alpha": krippendorff_alpha(both.values.tolist(), level=level), "note": ""})
+    units = [[x for x in row if not pd.isna(x)] for row in wide[judges].values.tolist()]
+    rows.append({"track": track, "judge_a": "*", "judge_b": "*", "n": sum(len(u) >= 2 for u in units),
+                 "agreement": np.nan, "cohen_kappa": np.nan, "krippendorff_alpha": krippendorff_alpha(units, level=level),
+                 "note": f"every judge ({len(judges)}); failed calls are missing labels"})
+    return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
+
+
+def qa_agreement(votes: pd.DataFrame) -> pd.DataFrame:
+    """:func:`agreement_table` of the QA judges: a unit is one reply, a label the option chosen (or none)."""
+    v = votes.assign(unit=votes["item_id"].astype(str) + "|" + votes["responder"].astype(str) + "|"
+                     + votes["model"].astype(str) + "|" + votes["condition"].astype(str),
+                     label=np.where(votes["outcome"] == "failed", None, votes["choice"].astype(str)))
+    return agreement_table(v[["unit", "judge", "label"]], "qa")
+
+
+def _ranked(frame: pd.DataFrame, value: str = "value") -> pd.DataFrame:
+    """Rank (1 = best) of each responder/model per track × metric × condition × judge, and the Spearman ρ of each
+    judge's ranking against the verdict's (NaN with fewer than 3 ranked or a constant score)."""
+    from scipy.stats import spearmanr
+
+    keys = ["track", "metric", "condition", "judge"]
+    frame = frame.copy()
+    frame["rank"] = frame.groupby(keys)[value].rank(ascending=False, method="average")
+    base = frame[frame["judge"] == VERDICT][["track", "metric", "condition", "responder", "model", value]]
+    joined = frame.merge(base, on=["track", "metric", "condition", "responder", "model"], suffixes=("", "_verdict"),
+                         how="left")
+    frame["shift"] = (joined[value] - joined[f"{value}_verdict"]).to_numpy()
+    rho, ranked = {}, {}
+    for key, g in joined.groupby(keys):
+        g = g.dropna(subset=[value, f"{value}_verdict"])
+        ranked[key] = len(g)
+        ok = len(g) >= 3 and g[value].nunique() > 1 and g[f"{value}_verdict"].nunique() > 1
+        rho[key] = float(spearmanr(g[value], g[f"{value}_verdict"]).statistic) if ok else np.nan
+    index = list(zip(*(frame[k] for k in keys)))
+    frame["spearman_rho"] = [rho.get(k, np.nan) for k in index]
+    frame["n_ranked"] = [ranked.get(k, 0) for k in index]
+    return frame
+
+
+def qa_swap(score_partials: pd.DataFrame, votes: pd.DataFrame) -> pd.DataFrame:
+    """Each responder/model's chance-corrected score (every dataset, level and format pooled, primary distractor
+    strategies only, as ``scores``'s ``'*'`` rows) per condition, as materialized (judge ``verdict``) and with
+    every judge's answers in place of the verdict's on the replies the rules could not decide; ``shift`` is the
+    change from the verdict's score, ``rank`` and ``spearman_rho`` the ranking's. A judge's failed call leaves
+    its reply out, as ``judge_failed`` does."""
+    from .metrics.clip_partials import _primary
+    from .metrics.stats import chance_corrected
+
+    if not len(score_partials) or not len(votes):
+        return pd.DataFrame(columns=SWAP_COLUMNS)
+    keys = ["responder", "model", "condition"]
+    sp = score_partials[_primary(score_partials)]
+    sp = sp.assign(c_sum=sp["chance"] * sp["n"])
+    base = sp.groupby(keys)[["n", "correct", "c_sum"]].sum()
+    v = votes[_primary(votes)] if len(votes) else votes
+    judged = v.drop_duplicates(keys[:2] + ["condition", "item_id"])
+    judged = judged[judged["verdict_scored_by"] == "judge"]
+    taken = judged.assign(ok=judged["verdict_correct"].fillna(False).astype(bool)).groupby(keys).agg(
+        n=("ok", "size"), correct=("ok", "sum"), c_sum=("chance", "sum"))
+    rule = base.sub(taken.reindex(base.index, fill_value=0), fill_value=0)  # what the rules decided (and unparsed)
+    rows = []
+    for key, b in base.iterrows():
+        rows.append({**dict(zip(keys, key)), "judge": VERDICT, "n": b["n"], "correct": b["correct"], "c_sum": b["c_sum"]})
+    answered = v[v["outcome"] != "failed"].assign(ok=lambda f: f["correct"].fillna(False).astype(bool))
+    by_judge = answered.groupby(keys + ["judge"]).agg(n=("ok", "size"), correct=("ok", "sum"), c_sum=("chance", "sum"))
+    for judge in sorted(v["judge"].unique()):
+        for key, r in rule.iterrows():
+            add = by_judge.loc[(*key, judge)] if (*key, judge) in by_judge.index else pd.Series({"n": 0, "correct": 0, "c_sum": 0.0})
+            rows.append({**dict(zip(keys, key)), "judge": judge, "n": r["n"] + add["n"],
+                         "correct": r["correct"] + add["correct"], "c_sum": r["c_sum"] + add["c_sum"]})
+    frame = pd.DataFrame(rows)
+    frame["value"] = frame["correct"] / frame["n"]
+    frame["chance"] = frame["c_sum"] / frame["n"]
+    frame["chance_corrected"] = chance_corrected(frame["value"].to_numpy(), frame["chance"].to_numpy())
+    frame = frame.assign(track="qa", metric="chance_corrected", note="")
+    frame = _ranked(frame, "chance_corrected")
+    frame["n"] = frame["n"].astype(int)
+    return frame[SWAP_COLUMNS].sort_values(["metric", "condition", "judge", "rank"], kind="stable").reset_index(drop=True)
+
+
+def caption_swap(partials: pd.DataFrame) -> pd.DataFrame:
+    """The caption track's judge-swap rows from ``caption_judge_partials``: each label and semantic metric per
+    responder/model × condition × judge, the mean over the captions where it applies (per clip, then over clips),
+    its shift from the verdict's and the Spearman ρ of the ranking."""
+    if not len(partials):
+        return pd.DataFrame(columns=SWAP_COLUMNS)
+    p = partials.assign(value=pd.to_numeric(partials["value"], errors="coerce"))
+    g = p.groupby(["metric", "responder", "model", "condition", "judge"], sort=True)["value"].agg(["mean", "count"])
+    frame = g.reset_index().rename(columns={"mean": "value", "count": "n"})
+    frame["track"] = np.where(frame["metric"].str.startswith("semantic_"), "caption_semantic", "caption_label")
+    frame = frame.assign(chance=np.nan, chance_corrected=np.nan, note="")
+    frame = _ranked(frame, "value")
+    frame["n"] = frame["n"].astype(int)
+    return frame[SWAP_COLUMNS].sort_values(["track", "metric", "condition", "judge", "rank"], kind="stable") \
+        .reset_index(drop=True)
+
+
+def all_swaps(score_partials: pd.DataFrame, votes: pd.DataFrame, caption_partials: pd.DataFrame) -> pd.DataFrame:
+    """``judge_swap``: :func:`qa_swap` and :func:`caption_swap`; one row with a note when no judge swap can be made
+    (fewer than two judges asked)."""
+    parts = [f for f in (qa_swap(score_partials, votes) if len(votes) and votes["judge"].nunique() > 1 else None,
+                         caption_swap(caption_partials)) if f is not None and len(f)]
+    if not parts:
+        return pd.DataFrame([{"track": "*", "metric": "*", "responder": "*", "model": "*", "condition": "*",
+                              "judge": "*", "n": 0, "value": np.nan, "chance": np.nan, "chance_corrected": np.nan,
+                              "shift": np.nan, "rank": np.nan, "spearman_rho": np.nan, "n_ranked": 0,
+                              "note": ONE_JUDGE_NOTE}], columns=SWAP_COLUMNS)
+    return pd.concat(parts, ignore_index=True)[SWAP_COLUMNS]
+
+
+def all_agreement(votes: pd.DataFrame, caption_votes: pd.DataFrame) -> pd.DataFrame:
+    """``judge_agreement``: the QA judges' choices (:func:`qa_agreement`), the caption labels and the caption
+    semantic scores (α at the interval level for the 1-5 scores), each over every clip."""
+    parts = [qa_agreement(votes) if len(votes) else agreement_table(votes.iloc[0:0].assign(
+        unit=[], label=[]), "qa")]
+    cv = caption_votes.assign(unit=caption_votes["clip_key"].astype(str) + "|" + caption_votes["unit"].astype(str)) \
+        if len(caption_votes) else caption_votes
+    for track, level in (("caption_label", "nominal"), ("caption_semantic", "interval")):
+        rows = cv[cv["track"] == track][["unit", "judge", "label"]] if len(cv) else \
+            pd.DataFrame(columns=["unit", "judge", "label"])
+        parts.append(agreement_table(rows, track, level=level))
+    return pd.concat(parts, ignore_index=True)[AGREEMENT_COLUMNS]

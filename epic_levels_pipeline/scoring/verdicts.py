@@ -9,8 +9,13 @@ answer, and record how it was decided:
                 matched); the judge saw only the question, the reply and the four candidates in a seeded
                 shuffled order, and chose one (or none = wrong).
 - ``unparsed``  the reply broke the output format; counted as wrong, never guessed.
-- ``undecided`` the rules could not decide and no judge is configured (or the judge call failed): reported,
-                and left out of accuracy, never silently counted either way.
+- ``undecided`` the rules could not decide and no judge is configured (or a majority of judges was asked and
+                they split): reported, and left out of accuracy, never silently counted either way.
+- ``judge_failed`` the judge whose verdict counts failed (timeout, error, a reply that is not a choice), or every
+                judge of a majority did: reported apart, left out of accuracy and never counted wrong.
+
+Several judges (:class:`JudgePanel`) are each asked about every undecided reply; the verdict is one named judge's
+or the majority's, and ``judge_votes`` (JSON) records every judge's answer for the audit across judges.
 
 ``skipped`` and ``error`` responses (no media, failed call) get no verdict row's ``correct`` value: they
 are kept with ``scored_by`` = ``skipped``/``error`` and excluded from scores, and counted.
@@ -18,9 +23,12 @@ are kept with ``scored_by`` = ``skipped``/``error`` and excluded from scores, an
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
+from typing import Callable
 
+import numpy as np
 import pandas as pd
 
 from ..records import records
@@ -33,7 +41,7 @@ VERDICT_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format", "base_format",
     "condition", "responder", "model", "reply", "parsed", "expected", "correct", "scored_by", "note",
     "n_marked_true", "judge_raw", "chance", "provider", "endpoint", "judge_provider", "judge_model", "judge_endpoint",
-    "self_judged",
+    "self_judged", "judge_votes",
 ]
 JUDGE_IDENTITY_COLUMNS = ["judge_provider", "judge_model", "judge_endpoint"]
 
@@ -91,8 +99,80 @@ def _base(response, item) -> dict:
         "expected": item.expected, "chance": float(item.chance), **dict.fromkeys(JUDGE_IDENTITY_COLUMNS, "")}
 
 
+MAJORITY = "majority"
+
+
+@dataclass
+class JudgePanel:
+    """Judges asked about the same undecided replies, by NAME (each a :func:`model_judge`-like function), and
+    whose verdict counts: a NAME of ``judges``, or ``"majority"`` (an answer given by more than half of them)."""
+
+    judges: dict[str, Callable]
+    verdict_by: str
+
+    def __post_init__(self):
+        if not self.judges:
+            raise ValueError("a judge panel needs at least one judge")
+        if self.verdict_by != MAJORITY and self.verdict_by not in self.judges:
+            raise ValueError(f"verdict_by {self.verdict_by!r} is neither 'majority' nor one of {list(self.judges)}")
+
+
+def as_panel(judge) -> JudgePanel:
+    """A judge function as a panel of one (named by its ``name`` attribute, else its model), or the panel itself."""
+    if isinstance(judge, JudgePanel):
+        return judge
+    name = getattr(judge, "name", None) or judge_identity(judge)["judge_model"] or "judge"
+    return JudgePanel({name: judge}, name)
+
+
+def failed_call(choice, raw, n: int) -> bool:
+    """A judge call that gave no usable answer: an error, or a choice outside the shown candidates."""
+    if choice is None:
+        return str(raw).startswith("error")
+    return not (isinstance(choice, (int, np.integer)) and 0 <= int(choice) < n)
+
+
+def _decide(row: dict, request: "JudgeRequest", item, answers: dict[str, tuple], panel: JudgePanel) -> None:
+    """Fill a verdict row from every judge's ``(choice, raw)``: its votes, then the counting judge's (or the
+    majority's) verdict, ``judge_failed`` when that answer is missing, ``undecided`` when a majority splits."""
+    key_index = list(item.options).index(item.expected)
+    votes, chosen = [], {}
+    for name, (choice, raw) in answers.items():
+        failed = failed_call(choice, raw, len(request.candidates))
+        option = None if failed or choice is None else request.order[int(choice)]
+        chosen[name] = "failed" if failed else option
+        votes.append({"judge": name, "outcome": "failed" if failed else ("none" if option is None else "chose"),
+                      "choice": None if option is None else int(option), "correct": None if failed else option == key_index,
+                      "raw": str(raw)[:500]})
+    row["judge_votes"] = json.dumps(votes)
+    if panel.verdict_by == MAJORITY:
+        row.update(judge_provider="", judge_model=MAJORITY, judge_endpoint="")
+        answered = [v for v in chosen.values() if v != "failed"]
+        row["judge_raw"] = "; ".join(f"{v['judge']}: {v['outcome']}" for v in votes)
+        if not answered:
+            row.update(scored_by="judge_failed", note="every judge failed")
+            return
+        top = max(set(answered), key=lambda v: (answered.count(v), -1 if v is None else -int(v)))
+        if answered.count(top) * 2 <= len(chosen):
+            row["note"] = "judges split: no answer from more than half of them"
+            return  # stays undecided
+        option = top
+    else:
+        choice, raw = answers[panel.verdict_by]
+        row["judge_raw"] = raw
+        row.update(judge_identity(panel.judges[panel.verdict_by]))  # who decided, whether it answered or failed
+        if chosen[panel.verdict_by] == "failed":
+            row.update(scored_by="judge_failed", note=f"judge failed: {raw}")
+            return
+        option = chosen[panel.verdict_by]
+    row["parsed"] = item.options[option] if option is not None else "(none of the candidates)"
+    row["correct"] = option == key_index
+    row["scored_by"] = "judge"
+
+
 def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_seed: int = 0) -> pd.DataFrame:
-    """One verdict per response. ``judge(requests: list[JudgeRequest]) -> list[(choice_index|None, raw)]``."""
+    """One verdict per response. ``judge(requests: list[JudgeRequest]) -> list[(choice_index|None, raw)]``, or a
+    :class:`JudgePanel` of such functions."""
     by_item = {i.item_id: i for i in records(items)}
     rows: list[dict] = []
     pending: list[tuple[int, JudgeRequest, object]] = []
@@ -101,11 +181,11 @@ def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_see
         base = _base(r, item)
         if r.status != "ok":
             rows.append({**base, "parsed": "", "correct": None, "scored_by": r.status, "note": r.error,
-                         "n_marked_true": None, "judge_raw": ""})
+                         "n_marked_true": None, "judge_raw": "", "judge_votes": ""})
             continue
         parsed, correct, scored_by, note, marked = rule_verdict(item, r.reply)
         rows.append({**base, "parsed": parsed, "correct": correct, "scored_by": scored_by, "note": note,
-                     "n_marked_true": marked, "judge_raw": ""})
+                     "n_marked_true": marked, "judge_raw": "", "judge_votes": ""})
         if scored_by == "undecided" and judge is not None:
             order = judge_order(r.item_id, r.responder, r.condition, len(item.options), judge_seed)
             candidates = [item.options[i] for i in order]
@@ -113,20 +193,13 @@ def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_see
             key = f"judge|{r.item_id}|{r.responder}|{r.model}|{r.condition}|{answer}"
             pending.append((len(rows) - 1, JudgeRequest(key, judge_question(item), str(answer), candidates, order), item))
     if pending:
-        results = judge([p[1] for p in pending])
-        who = judge_identity(judge)
-        for (row_index, request, item), (choice, raw) in zip(pending, results):
-            row = rows[row_index]
-            row["judge_raw"] = raw
-            row.update(who)  # asked the judge: who it was, whether it answered or failed
-            if choice is None and raw.startswith("error"):
-                row["note"] = f"judge failed: {raw}"
-                continue  # stays undecided
-            key_index = list(item.options).index(item.expected)
-            chosen = None if choice is None else request.order[choice]
-            row["parsed"] = item.options[chosen] if chosen is not None else "(none of the candidates)"
-            row["correct"] = chosen == key_index
-            row["scored_by"] = "judge"
+        panel = as_panel(judge)
+        asked = {name: list(fn([p[1] for p in pending])) for name, fn in panel.judges.items()}
+        for name, results in asked.items():
+            if len(results) != len(pending):
+                raise ValueError(f"judge {name} returned {len(results)} results for {len(pending)} requests")
+        for k, (row_index, request, item) in enumerate(pending):
+            _decide(rows[row_index], request, item, {name: results[k] for name, results in asked.items()}, panel)
     frame = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
     frame["self_judged"] = self_judged(frame)
     frame["correct"] = frame["correct"].astype("boolean")
@@ -134,14 +207,15 @@ def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_see
     return frame
 
 
-def model_judge(caller, cache, *, model: str | None = None, rpm: float = 60, concurrency: int = 4):
+def model_judge(caller, cache, *, model: str | None = None, rpm: float = 60, concurrency: int = 4,
+                name: str | None = None):
     """A judge function for :func:`verdicts` backed by any provider (structured output, cached like responses).
 
     Each request's prompt holds only the question, the reply and the shuffled candidates (never the clip
     or which candidate is right); the call is cached under a key of the provider's identity (provider, model,
     endpoint), model and prompt, so a re-run makes no judge call it already made. The function's ``identity``
     attribute is the judge's :class:`~..responses.providers.base.ProviderIdentity`, written into every verdict
-    row it decided and into ``judge_audit``.
+    row it decided and into ``judge_audit``; its ``name``, the NAME it is configured by, names it in a panel.
     """
     from ..responses.calls import run_calls_sync
     from ..responses.providers.base import identity_of
@@ -165,6 +239,7 @@ def model_judge(caller, cache, *, model: str | None = None, rpm: float = 60, con
         return out
 
     judge.identity = identity_of(caller)
+    judge.name = name  # the judge's NAME in the models file (None: its model)
     return judge
 
 

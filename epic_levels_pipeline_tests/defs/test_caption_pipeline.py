@@ -146,7 +146,8 @@ def test_a_selection_without_annotation_tables_runs_only_what_it_names(graph_cop
     before = query(project.warehouse, "select * from caption_threshold_sensitivity")
     sounds = len(instance.fetch_materializations(dg.AssetKey("sounds"), limit=100).records)
     selection = dg.AssetSelection.assets("caption_alignments", "caption_response_scores", "caption_threshold_partials",
-                                         "caption_scores", "caption_threshold_sensitivity")
+                                         "caption_judge_partials", "caption_judge_votes", "caption_scores",
+                                         "caption_threshold_sensitivity")
     report = run_pipeline(project, instance=instance, run_config=QUIET, log=lambda *_: None, selection=selection)
     assert report.failed == [] and report.runs == 2  # one batch of the clips, the cross-clip tables
     assert len(instance.fetch_materializations(dg.AssetKey("sounds"), limit=100).records) == sounds

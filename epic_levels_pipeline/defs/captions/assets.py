@@ -13,6 +13,7 @@ from ...captions.models import model_caption_responses
 from ...responses.runner import ClipMediaInfo
 from ..automation import CROSS_CLIP, PER_CLIP
 from ..evaluation import EvaluationResource
+from ..judging import caption_judges
 from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
 from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
 from ..resources import ProjectResource
@@ -118,6 +119,14 @@ def _responses_metadata(out: pd.DataFrame, calls: list[dict], *, batch: bool = F
                                                automation_condition=PER_CLIP,
                                                description="Per caption × matcher: parsed or why not, structural rule "
                                                            "counts, and every metric (an unparsable reply scores 0)."),
+        "caption_judge_partials": dg.AssetOut(
+            kinds={"python", "parquet"}, code_version="1", automation_condition=PER_CLIP,
+            description="Per caption (greedy) × judge × label and semantic metric, as that judge alone would have made "
+                        "it, when several judges are asked (empty otherwise): the caption track's judge-swap input."),
+        "caption_judge_votes": dg.AssetOut(
+            kinds={"python", "parquet"}, code_version="1", automation_condition=PER_CLIP,
+            description="Every judge's answer about the clip's label pairs and semantic pairs, when several judges "
+                        "are asked (empty otherwise): the caption track's agreement between judges."),
         "caption_threshold_partials": dg.AssetOut(
             kinds={"python", "parquet"}, code_version="1", automation_condition=PER_CLIP,
             description="Per caption × tIoU setting (event 0.1–0.5, action 0.1–0.7, the other at its default): the "
@@ -129,14 +138,19 @@ def caption_alignments(context: dg.AssetExecutionContext, project: ProjectResour
                        caption_references: dict[str, pd.DataFrame], caption_responses: dict[str, pd.DataFrame],
                        entity_catalogue: Catalogue):
     aligned, scores, sweeps, meta_a, meta_s, meta_t = {}, {}, {}, {}, {}, {}
+    swaps, votes = {}, {}
     cache = evaluation.cache(project.paths)
     try:
-        judge, judge_model = evaluation.caption_judge(cache)
         keys = clip_keys(context)
+        panel, judge_model = caption_judges(evaluation, cache)
         for key in keys:
+            judge = panel.fresh() if panel is not None else None  # one panel per clip: its votes are the clip's
             alignments, scored = track.caption_alignments(caption_references[key], caption_responses[key],
                                                           entity_catalogue, judge)
             aligned[key], scores[key] = alignments, scored
+            swaps[key] = track.caption_judge_partials(caption_references[key], caption_responses[key],
+                                                      entity_catalogue, judge)
+            votes[key] = track.caption_judge_votes(judge).assign(clip_key=key)
             sweeps[key] = sweep = track.caption_threshold_partials(caption_references[key], caption_responses[key],
                                                                    entity_catalogue, judge)
             meta_t[key] = clip_table_metadata(sweep, ["unit", "threshold", "condition", "responder", "action_f1"], 6,
@@ -150,7 +164,10 @@ def caption_alignments(context: dg.AssetExecutionContext, project: ProjectResour
                          "verdicts": dg.MetadataValue.md(markdown_table(verdicts, 60)),
                          "judge_model": judge_model or "(none: undecided label pairs count as not agreeing, and are counted)",
                          "undecided": dg.MetadataValue.int(int(greedy["n_undecided"].sum())),
-                         "judged": dg.MetadataValue.int(int(greedy["n_judged"].sum()))})
+                         "judged": dg.MetadataValue.int(int(greedy["n_judged"].sum())),
+                         "semantic": (f"{int(greedy[track.SEMANTIC_PAIR_COUNTS].sum().sum())} aligned pairs scored, "
+                                      f"{int(greedy['n_semantic_unscored'].sum())} not (judge failed or could not tell)")
+                         if judge is not None else track.NO_JUDGE_NOTE})
             meta_a[key] = meta
             meta_s[key] = {
                 **table_metadata(scored, ["responder", "model", "condition", "matcher", "parsed", "event_f1", "action_f1"], 8),
@@ -160,6 +177,10 @@ def caption_alignments(context: dg.AssetExecutionContext, project: ProjectResour
         cache.close()
     yield dg.Output(aligned, output_name="caption_alignments", metadata=batch_metadata(meta_a, context, "caption_alignments"))
     yield dg.Output(scores, output_name="caption_response_scores", metadata=batch_metadata(meta_s, context, "caption_response_scores"))
+    for name, frames in (("caption_judge_partials", swaps), ("caption_judge_votes", votes)):
+        metas = {key: clip_table_metadata(frame, None, 5, batch=len(frames) > 1, first=i == 0)
+                 for i, (key, frame) in enumerate(frames.items())}
+        yield dg.Output(frames, output_name=name, metadata=batch_metadata(metas, context, name))
     yield dg.Output(sweeps, output_name="caption_threshold_partials",
                     metadata=batch_metadata(meta_t, context, "caption_threshold_partials"))
 

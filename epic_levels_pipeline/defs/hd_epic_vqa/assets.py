@@ -20,6 +20,7 @@ from ...responses.runner import ClipMediaInfo, model_responses
 from ...scoring.metrics import partials as clip_partial
 from ...scoring.verdicts import verdicts as make_verdicts
 from ..evaluation import EvaluationResource
+from ..judging import qa_judge
 from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
 from ..automation import CROSS_CLIP
 from ..partitions import MAX_CLIPS_PER_RUN, clip_in, clip_keys
@@ -161,12 +162,13 @@ def hd_epic_vqa_verdicts(context: dg.AssetExecutionContext, project: ProjectReso
     cache = evaluation.cache(project.paths)
     keys = clip_keys(context)
     try:
-        judge, _ = evaluation.judge(cache)
+        judge, _ = qa_judge(evaluation, cache)
         for key in keys:
             frames[key] = frame = make_verdicts(hd_epic_vqa_responses[key], hd_epic_vqa_items[key], judge=judge)
             metas[key] = {**clip_table_metadata(frame, ["item_id", "condition", "responder", "parsed", "correct",
                                                         "scored_by"], 6, batch=len(keys) > 1, first=not metas),
-                          "undecided": int((frame["scored_by"] == "undecided").sum())}
+                          "undecided": int((frame["scored_by"] == "undecided").sum()),
+                          "judge_failed": int((frame["scored_by"] == "judge_failed").sum())}
     finally:
         cache.close()
     return dg.Output(frames, metadata=batch_metadata(metas, context))

@@ -6,10 +6,11 @@ import dagster as dg
 import pandas as pd
 
 from ...imports.vqa_source import source_scores
-from ...scoring.verdicts import verdicts as make_verdicts
+from ...scoring.verdicts import JudgePanel, verdicts as make_verdicts
 from ...scoring.metrics import partials as clip_partial
 from ...scoring.metrics.tables import PRIOR_MIN_N, prior_shortcuts, prior_shortcuts_holm
 from ..evaluation import EvaluationResource
+from ..judging import qa_judge
 from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
 from ..automation import CROSS_CLIP, PER_CLIP
 from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
@@ -29,6 +30,8 @@ PARTIAL_DESCRIPTIONS = {
     "presence_partials": "Per clip: questions and presence-oracle sums per subtype × strategy.",
     "judge_partials": "Per clip: its candidates for the judge audit's seeded sample (smallest sample keys per "
                       "responder/model), with the item's options and prompt.",
+    "judge_vote_partials": "Per clip: every judge's answer about each reply the rules could not decide (one row per "
+                           "reply x judge), for the agreement between judges and the judge-swap sensitivity.",
 }
 
 
@@ -36,14 +39,15 @@ PARTIAL_DESCRIPTIONS = {
     partitions_def=clip_partitions, automation_condition=PER_CLIP, group_name="scoring", kinds={"python", "parquet"}, code_version="1",
     pool="model_calls", ins={"responses": clip_in(), "items": clip_in()}, backfill_policy=CLIP_BACKFILL,
     description="One verdict per response: parsed answer, correct, and whether it was scored by rule, by the "
-                "judge, could not be parsed, or stayed undecided (no judge configured).",
+                "judge (one, or the configured one / the majority of several, every judge's answer in judge_votes), "
+                "could not be parsed, stayed undecided (no judge configured, or judges split) or the judge failed.",
 )
 def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
              responses: dict[str, pd.DataFrame], items: dict[str, pd.DataFrame]):
     frames, metas = {}, {}
     cache = evaluation.cache(project.paths)
     try:
-        judge, judge_model = evaluation.judge(cache)
+        judge, judge_model = qa_judge(evaluation, cache)
         keys = clip_keys(context)
         batch = len(keys) > 1
         for key in keys:
@@ -51,6 +55,7 @@ def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evalua
             meta = clip_table_metadata(frame, ["item_id", "condition", "responder", "parsed", "expected", "correct",
                                                "scored_by"], 6, batch=batch, first=not metas)
             meta["undecided"] = int((frame["scored_by"] == "undecided").sum())
+            meta["judge_failed"] = int((frame["scored_by"] == "judge_failed").sum())
             if not batch:  # a batch's shared metadata keeps the counts (batch_metadata)
                 by = frame.groupby(["responder", "model", "scored_by"]).size().rename("rows").reset_index()
                 meta.update({"scored_by": dg.MetadataValue.md(markdown_table(by, 60)),
@@ -78,7 +83,8 @@ def clip_partials(context: dg.AssetExecutionContext, verdicts: dict[str, pd.Data
         made = {"score_partials": clip_partial.score_partials(v), "pair_partials": clip_partial.pair_partials(v),
                 "prior_partials": clip_partial.prior_partials(q, it),
                 "presence_partials": clip_partial.presence_partials(q),
-                "judge_partials": clip_partial.judge_partials(v, it)}
+                "judge_partials": clip_partial.judge_partials(v, it),
+                "judge_vote_partials": clip_partial.judge_vote_partials(v)}
         for name, frame in made.items():
             frames[name][key] = frame
             metas[name][key] = clip_table_metadata(frame, None, 5, batch=batch, first=not metas[name])
@@ -108,9 +114,11 @@ def scores(score_partials: pd.DataFrame, hd_epic_vqa_score_partials: pd.DataFram
     imported = source_scores(hd_epic_vqa_score_partials)
     if len(imported):
         frame = pd.concat([frame, imported], ignore_index=True) if len(frame) else imported
-    sums = score_partials.reindex(columns=["n", "n_judge", "n_unparsed", "n_undecided", "n_skipped", "n_error"]).sum()
+    sums = score_partials.reindex(columns=["n", "n_judge", "n_unparsed", "n_undecided", "n_skipped", "n_error",
+                                           "n_judge_failed"]).fillna(0).sum()
     counts = {"rule": int(sums["n"] - sums["n_judge"] - sums["n_unparsed"])}
-    counts.update({kind: int(sums[f"n_{kind}"]) for kind in ("judge", "unparsed", "undecided", "skipped", "error")})
+    counts.update({kind: int(sums[f"n_{kind}"]) for kind in ("judge", "unparsed", "undecided", "judge_failed",
+                                                               "skipped", "error")})
     meta = table_metadata(frame)
     meta.update({"main_table": dg.MetadataValue.md(markdown_table(main_table(frame), 80)),
                  "rule_judge_counts": dg.MetadataValue.md(counts_markdown({k: c for k, c in counts.items() if c},
@@ -183,33 +191,58 @@ def prior_shortcut_check(priors: pd.DataFrame) -> dg.AssetCheckResult:
                                          "flagged": len(flagged), "uncorrected_rows": rows(flagged)})
 
 
-@dg.asset(
-    group_name="scoring", kinds={"pandas", "gemini"}, code_version="1", automation_condition=CROSS_CLIP,
-    pool="model_calls",
-    ins={"judge_partials": dg.AssetIn(partition_mapping=ALL_CLIPS)},
-    description="Judge audit: on a seeded sample of open replies the rules decided, the judge's agreement with the "
-                "rules, and with itself under a second shuffle (position bias). Empty with a note when no judge "
-                "is configured.",
+@dg.multi_asset(
+    group_name="scoring", can_subset=False, pool="model_calls",
+    ins={name: dg.AssetIn(partition_mapping=ALL_CLIPS) for name in ("judge_partials", "judge_vote_partials",
+                                                                    "score_partials", "caption_judge_partials",
+                                                                    "caption_judge_votes")},
+    outs={
+        "judge_audit": dg.AssetOut(
+            kinds={"pandas", "gemini"}, code_version="2", automation_condition=CROSS_CLIP,
+            description="Judge audit: on a seeded sample of open replies the rules decided, each judge's agreement "
+                        "with the rules, and with itself under a second shuffle (position bias). Empty with a note "
+                        "when no judge is configured."),
+        "judge_agreement": dg.AssetOut(
+            kinds={"pandas"}, code_version="1", automation_condition=CROSS_CLIP,
+            description="Agreement between judges when several are asked: per pair of judges Cohen's kappa and "
+                        "Krippendorff's alpha (and alpha over all), for the QA judge's choices, the caption labels "
+                        "and the caption semantic scores. One row with a note when fewer than two judges."),
+        "judge_swap": dg.AssetOut(
+            kinds={"pandas"}, code_version="1", automation_condition=CROSS_CLIP,
+            description="Judge-swap sensitivity: every responder/model's score with each judge's answers in place of "
+                        "the verdict's (QA: chance-corrected, every format pooled; captions: label F1 and semantic "
+                        "scores), the shift from the materialized score and the Spearman rho of the ranking."),
+    },
 )
-def judge_audit(project: ProjectResource, evaluation: EvaluationResource,
-                judge_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    from ...scoring.judge_audit import judge_audit as audit
+def judge_audit(project: ProjectResource, evaluation: EvaluationResource, judge_partials: pd.DataFrame,
+                judge_vote_partials: pd.DataFrame, score_partials: pd.DataFrame, caption_judge_partials: pd.DataFrame,
+                caption_judge_votes: pd.DataFrame):
+    from ...scoring import judge_audit as audits
 
     sample, items = clip_partial.judge_sample_from_partials(judge_partials)
     cache = evaluation.cache(project.paths)
     try:
-        judge, model = evaluation.judge(cache)
-        frame = audit(sample, items, judge)
+        judge, model = qa_judge(evaluation, cache)
+        judges = list(judge.judges.values()) if isinstance(judge, JudgePanel) else [judge]
+        frame = pd.concat([audits.judge_audit(sample, items, j) for j in judges], ignore_index=True)
     finally:
         cache.close()
-    return dg.Output(frame, metadata={**table_metadata(frame), "judge_model": model or "(none)",
-                                      "audit": dg.MetadataValue.md(markdown_table(frame.round(3)))})
+    agreement = audits.all_agreement(judge_vote_partials, caption_judge_votes)
+    swap = audits.all_swaps(score_partials, judge_vote_partials, caption_judge_partials)
+    yield dg.Output(frame, output_name="judge_audit",
+                    metadata={**table_metadata(frame), "judge_model": model or "(none)",
+                              "audit": dg.MetadataValue.md(markdown_table(frame.round(3)))})
+    yield dg.Output(agreement, output_name="judge_agreement",
+                    metadata={**table_metadata(agreement), "table": dg.MetadataValue.md(markdown_table(agreement.round(3)))})
+    summary = swap[swap["judge"] != audits.VERDICT] if len(swap) else swap
+    yield dg.Output(swap, output_name="judge_swap",
+                    metadata={**table_metadata(swap), "shifts": dg.MetadataValue.md(markdown_table(summary.round(3), 60))})
 
 
 @dg.asset(
     group_name="scoring", kinds={"html", "markdown"}, code_version="1", automation_condition=CROSS_CLIP,
     deps=["scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit", "caption_scores",
-          "vqa_official_scores"],
+          "vqa_official_scores", "judge_agreement", "judge_swap"],
     description="The human report (Markdown and a self-contained HTML page with plots) under data/reports/, from "
                 "the cross-clip tables (verdict counts from the scores table, not every clip's verdicts).",
 )

@@ -20,9 +20,10 @@ from ..scoring.assets import CLIP_PARTIALS
 # Unpartitioned tables (annotation tables, cross-clip scored tables) and per-clip tables (every clip).
 SHARED_TABLES = ["sounds", "narrations", "activities", "recipe_steps", "object_tracks", "vocabulary", "videos",
                  "entity_catalogue", "scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit",
-                 "caption_scores", "caption_threshold_sensitivity", *IMPORT_TABLES, *CROSS_VIDEO_TABLES]
+                 "judge_agreement", "judge_swap", "caption_scores", "caption_threshold_sensitivity", *IMPORT_TABLES, *CROSS_VIDEO_TABLES]
 PER_CLIP_TABLES = ["clip_annotations", "questions", "distractor_pools", "items", "clip_media", "responses", "verdicts",
                    "caption_references", "caption_responses", "caption_alignments", "caption_response_scores",
+                   "caption_judge_partials", "caption_judge_votes",
                    "caption_threshold_partials",
                    *CLIP_PARTIALS, *PER_VIDEO_TABLES]
 WAREHOUSE_TABLES = SHARED_TABLES + PER_CLIP_TABLES

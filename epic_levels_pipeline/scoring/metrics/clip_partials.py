@@ -14,7 +14,7 @@ from .tables import COUNTED, PRIOR_FORMATS, PRIOR_KEYS, PRIORS, _counted, prior_
 
 SCORE_KEYS = ["responder", "model", "dataset", "level", "subtype", "distractor_strategy", "format", "condition"]
 SCORE_COUNTS = ["n", "correct", "n_undecided", "correct_undecided", "n_unparsed", "n_skipped", "n_error", "n_judge",
-                "n_rule_wrong_4b", "n_over_marked_4b", "n_self_judged"]
+                "n_rule_wrong_4b", "n_over_marked_4b", "n_self_judged", "n_judge_failed"]
 PAIR_KEYS = ["responder", "model", "level", "kind", "condition", "a", "b"]
 PAIR_COUNTS = ["n_pairs", "both", "only_a", "only_b", "neither", "chance_a_sum", "chance_b_sum"]
 PRESENCE_KEYS = ["dataset", "subtype", "level", "distractor_strategy"]
@@ -27,6 +27,9 @@ PARTIAL_COLUMNS = {  # the per-clip partial tables: name -> columns (every row a
     "prior_partials": PRIOR_KEYS + ["format", "prior", "clip_key", "chance", "credit", "n"],
     "presence_partials": PRESENCE_KEYS + ["clip_key", "n", "correct", "absent_give_away", "expected"],
     "judge_partials": JUDGE_SAMPLE_COLUMNS + ["clip_key"],
+    "judge_vote_partials": ["responder", "model", "dataset", "subtype", "distractor_strategy", "format", "condition",
+                            "clip_key", "item_id", "chance", "verdict_scored_by", "verdict_correct", "judge", "outcome",
+                            "choice", "correct"],
 }
 
 
@@ -59,7 +62,7 @@ def score_partials(verdicts: pd.DataFrame) -> pd.DataFrame:
     marked = pd.to_numeric(verdicts["n_marked_true"], errors="coerce").fillna(0).to_numpy() > 1
     v["n"], v["correct"] = counted, counted & ok
     v["n_undecided"], v["correct_undecided"] = undecided, undecided & ok
-    for name in ("unparsed", "skipped", "error", "judge"):
+    for name in ("unparsed", "skipped", "error", "judge", "judge_failed"):
         v[f"n_{name}"] = kind == name
     v["n_rule_wrong_4b"], v["n_over_marked_4b"] = wrong_4b, wrong_4b & marked
     v["n_self_judged"] = (verdicts["self_judged"].fillna(False).astype(bool).to_numpy() if "self_judged" in verdicts
@@ -163,6 +166,14 @@ def judge_partials(verdicts: pd.DataFrame, items: pd.DataFrame, *, sample_size: 
 
 
 
+def judge_vote_partials(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Every judge's answer about the clip's replies the rules could not decide (:func:`..judge_audit.vote_rows`):
+    what the agreement between judges and the judge-swap sensitivity are computed from."""
+    from ..judge_audit import vote_rows
+
+    return vote_rows(verdicts)[PARTIAL_COLUMNS["judge_vote_partials"]]
+
+
 def _concat(frames) -> pd.DataFrame:
     frames = [f for f in frames if f is not None and len(f)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -174,7 +185,7 @@ def combine(name: str, *parts: pd.DataFrame) -> pd.DataFrame:
     if not len(frame):
         return _empty(name)
     columns = PARTIAL_COLUMNS[name]
-    if name == "judge_partials":
+    if name in ("judge_partials", "judge_vote_partials"):
         return frame[columns].reset_index(drop=True)
     counts = {"score_partials": SCORE_COUNTS, "pair_partials": PAIR_COUNTS, "prior_partials": ["n"],
               "presence_partials": ["n", "correct", "absent_give_away", "expected"]}[name]

@@ -17,6 +17,8 @@ The partial tables (their columns: :data:`PARTIAL_COLUMNS`, one place):
 - ``prior_partials`` — per subtype × strategy × format × prior × item chance × expected prior credit: how many
   items. Feeds the text-only prior rows of ``shortcut_audit``.
 - ``presence_partials`` — per subtype × strategy: questions and the sums behind the presence-oracle rates.
+- ``judge_vote_partials`` — every judge's answer about the clip's replies the rules could not decide (one row per
+  reply × judge), for the agreement between judges and the judge-swap sensitivity of ``judge_audit``.
 - ``judge_partials`` — the clip's candidates for the judge audit's sample: per responder/model its
   ``sample_size`` eligible replies of smallest sample key (:func:`..judge_audit.sample_key`), with what the
   audit asks the judge. The audit's sample is the smallest keys over all clips, so it is the smallest keys
@@ -42,15 +44,15 @@ costs sorts and sums of the partial rows, and one matrix product per number of c
 from __future__ import annotations
 
 from .clip_partials import (JUDGE_SAMPLE_COLUMNS, PAIR_COUNTS, PAIR_KEYS, PARTIAL_COLUMNS, PRESENCE_KEYS, SCORE_COUNTS,
-                            SCORE_KEYS, combine, judge_partials, pair_partials, presence_partials, prior_partials,
-                            score_partials)
+                            SCORE_KEYS, combine, judge_partials, judge_vote_partials, pair_partials, presence_partials,
+                            prior_partials, score_partials)
 from .combined import (judge_sample_from_partials, mc_accuracy_from_partials, over_marking_from_partials,
                        paired_from_partials, presence_from_partials, priors_from_partials, scores_from_partials,
                        shortcut_audit_from_partials)
 from .tallies import tally_intervals
 
 __all__ = ["JUDGE_SAMPLE_COLUMNS", "PAIR_COUNTS", "PAIR_KEYS", "PARTIAL_COLUMNS", "PRESENCE_KEYS", "SCORE_COUNTS",
-           "SCORE_KEYS", "combine", "judge_partials", "judge_sample_from_partials", "mc_accuracy_from_partials",
+           "SCORE_KEYS", "combine", "judge_partials", "judge_vote_partials", "judge_sample_from_partials", "mc_accuracy_from_partials",
            "over_marking_from_partials", "pair_partials", "paired_from_partials", "presence_from_partials",
            "presence_partials", "prior_partials", "priors_from_partials", "score_partials", "scores_from_partials",
            "shortcut_audit_from_partials", "tally_intervals"]

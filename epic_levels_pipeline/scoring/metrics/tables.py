@@ -3,7 +3,8 @@
 Decisions:
 
 - A verdict counts when it is ``rule``, ``judge`` or ``unparsed`` (unparsed is wrong). ``undecided``,
-  ``skipped`` and ``error`` rows are left out of accuracy and counted in their own columns. Leaving
+  ``judge_failed``, ``skipped`` and ``error`` rows are left out of accuracy and counted in their own columns
+  (``judge_failed`` never counts wrong, not even in ``accuracy_strict``). Leaving
   undecided rows out selects the open replies that name a candidate, which favours guessers (a random
   name that names a candidate is the key one time in four); ``accuracy_strict`` counts undecided rows
   as wrong — a lower bound, and what a judge that says "none" to every non-matching name would give.
@@ -38,7 +39,7 @@ ROLLUP = ("dataset", "level", "subtype", "format")
 SCORE_COLUMNS = ["responder", "model", "dataset", "level", "subtype", "distractor_strategy", "format", "condition",
                  "n", "correct", "accuracy", "chance", "chance_corrected", "ci_low", "ci_high", "accuracy_ci_low",
                  "accuracy_ci_high", "accuracy_strict", "chance_corrected_strict", "n_undecided", "n_unparsed", "n_skipped", "n_error", "n_judge", "n_clips",
-                 "n_self_judged"]
+                 "n_self_judged", "n_judge_failed"]
 PAIR_COLUMNS = ["responder", "model", "level", "kind", "condition", "a", "b", "n_pairs", "both", "only_a", "only_b",
                 "neither", "mcnemar_p", "diff", "diff_ci_low", "diff_ci_high", "accuracy_a", "accuracy_b",
                 "chance_corrected_a", "chance_corrected_b", "mcnemar_p_unclustered"]
@@ -100,7 +101,8 @@ def scores(verdicts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.D
                         "n_undecided": int((kinds == "undecided").sum()), "n_unparsed": int((kinds == "unparsed").sum()),
                         "n_skipped": int((kinds == "skipped").sum()), "n_error": int((kinds == "error").sum()),
                         "n_judge": int((kinds == "judge").sum()), "n_clips": int(len(set(clips[c]))),
-                        "n_self_judged": int(own[index].sum())})
+                        "n_self_judged": int(own[index].sum()),
+                        "n_judge_failed": int((kinds == "judge_failed").sum())})
             rows.append(row)
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
