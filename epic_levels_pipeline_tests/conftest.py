@@ -52,6 +52,8 @@ E2E_PATHS = {
     "defs/test_model_pipeline.py": "the whole graph against the local Gemini server",
     "defs/test_model_caching_batch.py": "the whole graph against the local Gemini server (caches, batch jobs)",
     "defs/test_openai_pipeline.py": "the whole graph (through the CLI) against the local OpenAI-compatible server",
+    "defs/test_judges_pipeline.py": "the whole graph with two judges, and a judge timing out (retried), against local "
+                                    "OpenAI-compatible servers",
     "defs/test_caption_pipeline.py::test_caption_track_with_a_gemini_model": "the whole graph against the local Gemini server",
     # the sensor's cycle as the daemon runs it, several runs of the graph each (25-40 s on 2 cores alone)
     "defs/test_sensor.py::test_sensor_requests_exactly_the_changed_clip": "first tick on an empty instance, then every run it asks for",

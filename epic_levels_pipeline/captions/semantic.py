@@ -36,6 +36,7 @@ _QUESTION = {
     "recall": "How much of what the FIRST description states does the SECOND also state?",
     "precision": "How much of what the SECOND description states does the FIRST support?",
 }
+SCALE_MARK = "Scale: A = 1"  # how a semantic prompt is told from the other judges' (its scale line)
 _SCALE_TEXT = ("A = 1: none of it; B = 2: a little; C = 3: about half; D = 4: most of it; E = 5: all of it. "
                "A contradicted fact counts as not stated and not supported; wording and synonyms do not matter.")
 

@@ -7,7 +7,8 @@ import pandas as pd
 from ..settings import Paths
 
 REPORT_TABLES = ("scores", "paired_comparisons", "over_marking", "shortcut_audit", "verdicts", "judge_audit",
-                 "caption_scores", "caption_alignments", "vqa_official_scores")
+                 "caption_scores", "caption_alignments", "vqa_official_scores",
+                 "judge_agreement", "judge_swap")
 
 
 def load_table(paths: Paths, name: str) -> pd.DataFrame | None:

@@ -51,6 +51,7 @@ from .document import (CONDITION_ORDER, DASH, FEW, FIGURE_DIR, FORMAT_ORDER, LIU
                        Report, _frame, fmt, fmt_interval, fmt_p, fmt_pct)
 from .loading import REPORT_TABLES, caption_timeline_rows, load_table
 from .plots import bar_panels, grouped_bars
+from .judge_sections import SECTION_JUDGES, SECTION_SEMANTIC, judges_section, semantic_section
 from .vqa_sections import SECTION_VQA_OFFICIAL, vqa_official_section
 from .sections import (MAIN_COLUMNS, _leaderboard_section, _main_section, _paired_section, _plots_section,
                        leaderboard_table, main_table)
@@ -60,7 +61,7 @@ from .sections import (MAIN_COLUMNS, _leaderboard_section, _main_section, _paire
 
 def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, judge_audit=None, *,
                  title: str = "epic-levels report", caption_scores=None, caption_alignments=None,
-                 vqa_official=None) -> Report:
+                 vqa_official=None, judge_agreement=None, judge_swap=None) -> Report:
     """Build the report from the scored tables (any of them may be None or empty; see the module docstring)."""
     scores, paired = _frame(scores), _frame(paired)
     over_marking, shortcut_audit = _frame(over_marking), _frame(shortcut_audit)
@@ -96,6 +97,10 @@ def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, ju
     _counts_section(doc, verdicts_frame, scores)
     _judge_audit_section(doc, judge_audit)
     _caption_section(doc, caption_scores, caption_alignments)
+    if caption_scores is not None:
+        semantic_section(doc, caption_scores)
+    if judge_agreement is not None or judge_swap is not None:
+        judges_section(doc, judge_agreement, judge_swap)
     if vqa_official is not None:
         vqa_official_section(doc, vqa_official)
     sizes = [f"scores {len(scores):,}", f"paired_comparisons {len(paired):,}", f"over_marking {len(over_marking):,}",
@@ -137,7 +142,7 @@ def _write_text(path: Path, text: str) -> None:
 
 def write_report(out_dir: Path, scores, paired, over_marking, shortcut_audit, verdicts=None, judge_audit=None, *,
                  title: str = "epic-levels report", caption_scores=None, caption_alignments=None,
-                 vqa_official=None) -> tuple[Path, Path]:
+                 vqa_official=None, judge_agreement=None, judge_swap=None) -> tuple[Path, Path]:
     """Write ``report.md``, ``report.html`` and ``report_figures/*.png`` under ``out_dir``; return (md, html).
 
     Each text file is replaced atomically. PNGs left in ``report_figures/`` by an earlier report that this one
@@ -147,7 +152,7 @@ def write_report(out_dir: Path, scores, paired, over_marking, shortcut_audit, ve
     out_dir.mkdir(parents=True, exist_ok=True)
     report = build_report(scores, paired, over_marking, shortcut_audit, verdicts, judge_audit, title=title,
                           caption_scores=caption_scores, caption_alignments=caption_alignments,
-                          vqa_official=vqa_official)
+                          vqa_official=vqa_official, judge_agreement=judge_agreement, judge_swap=judge_swap)
     figures = out_dir / FIGURE_DIR
     figures.mkdir(exist_ok=True)
     for old in figures.glob("*.png"):
@@ -170,14 +175,15 @@ def report_from_warehouse(paths: Paths, *, title: str = "epic-levels report", ou
     return write_report(out_dir or paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
                         tables["shortcut_audit"], tables["verdicts"], tables["judge_audit"], title=title,
                         caption_scores=tables["caption_scores"], caption_alignments=tables["caption_alignments"],
-                        vqa_official=tables["vqa_official_scores"])
+                        vqa_official=tables["vqa_official_scores"], judge_agreement=tables["judge_agreement"],
+                        judge_swap=tables["judge_swap"])
 
 
 __all__ = [
     "CAPTION_SAMPLE_RESPONDER", "CONDITION_ORDER", "COUNT_KINDS", "DASH", "FIGURE_DIR", "FORMAT_ORDER", "LIU_RANGE",
     "MAIN_COLUMNS", "REPORT_TABLES", "SECTIONS", "SECTION_CAPTIONS", "SECTION_COUNTS", "SECTION_HOW_TO_READ",
     "SECTION_JUDGE_AUDIT", "SECTION_LEADERBOARD", "SECTION_MAIN", "SECTION_OVER_MARKING", "SECTION_PAIRED",
-    "SECTION_PLOTS", "SECTION_SHORTCUT", "SECTION_VQA_OFFICIAL", "Document", "Report", "bar_panels", "build_report", "fmt", "fmt_interval",
+    "SECTION_JUDGES", "SECTION_PLOTS", "SECTION_SEMANTIC", "SECTION_SHORTCUT", "SECTION_VQA_OFFICIAL", "Document", "Report", "bar_panels", "build_report", "fmt", "fmt_interval",
     "fmt_p", "fmt_pct", "grouped_bars", "leaderboard_table", "load_table", "main_table", "report_from_warehouse",
     "verdict_counts", "write_report",
 ]

@@ -17,6 +17,7 @@ import pytest
 
 from epic_levels_pipeline import cli
 from epic_levels_pipeline.captions.models import JUDGE_INSTRUCTION
+from epic_levels_pipeline.captions.semantic import SCALE_MARK as SEMANTIC_SCALE
 from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.storage.views import query
 
@@ -95,7 +96,8 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
         judged_bodies = [b for b in structured if CAPTION not in prompt_text(b)]
         judge_prompts = [prompt_text(b) for b in judged_bodies]
         assert captions and any(JUDGE in p for p in judge_prompts)
-        assert all((JUDGE in p or CAPTION_JUDGE in p) and "Candidates:" in p for p in judge_prompts)
+        assert all((JUDGE in p or CAPTION_JUDGE in p) and "Candidates:" in p or SEMANTIC_SCALE in p
+                   for p in judge_prompts)  # the QA and caption label judges, and the semantic layer's 1-5 scale
         assert all(isinstance(b["messages"][-1]["content"], str) for b in judged_bodies)  # text only
         audit = query(project.warehouse, "select * from judge_audit")
         assert set(zip(audit["judge_provider"], audit["judge_model"], audit["judge_endpoint"])) == {

@@ -253,13 +253,14 @@ def report(project: ProjectResource) -> dg.MaterializeResult:
     paths = project.paths
     tables = {name: load_table(paths, name) for name in ("scores", "paired_comparisons", "over_marking",
                                                          "shortcut_audit", "judge_audit", "caption_scores",
-                                                         "vqa_official_scores")}
+                                                         "vqa_official_scores", "judge_agreement", "judge_swap")}
     # the timelines' rows only: every clip's alignments would be read for two sample clips
     captions = {"caption_scores": tables["caption_scores"],
                 "caption_alignments": caption_timeline_rows(paths, CAPTION_SAMPLE_RESPONDER)}
     md, html = write_report(paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
                             tables["shortcut_audit"], None, tables["judge_audit"], **captions,
-                            vqa_official=tables["vqa_official_scores"])
+                            vqa_official=tables["vqa_official_scores"], judge_agreement=tables["judge_agreement"],
+                            judge_swap=tables["judge_swap"])
     return dg.MaterializeResult(metadata={  # the report's main table, not a second build of the report
         "markdown": dg.MetadataValue.path(str(md)), "html": dg.MetadataValue.path(str(html)),
         "main_table": dg.MetadataValue.md(markdown_table(report_main_table(tables["scores"]), 80)),
