@@ -346,8 +346,8 @@ def qa_swap(score_partials: pd.DataFrame, votes: pd.DataFrame) -> pd.DataFrame:
     every judge's answers in place of the verdict's on the replies the rules could not decide; ``shift`` is the
     change from the verdict's score, ``rank`` and ``spearman_rho`` the ranking's. A judge's failed call leaves
     its reply out, as ``judge_failed`` does."""
-    from .metrics.clip_partials import _primary
     from .metrics.stats import chance_corrected
+    from .metrics.tables import primary_mask as _primary
 
     if not len(score_partials) or not len(votes):
         return pd.DataFrame(columns=SWAP_COLUMNS)
