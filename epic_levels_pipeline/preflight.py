@@ -20,13 +20,12 @@ from .annotations.clip_keys import ManifestRow, read_manifest_rows
 from .annotations.clips import Clip, manifest_against_annotations
 from .annotations.readers import Annotations, load_annotations
 from .errors import AnnotationError, ClipKeyError, ManifestError
-from .responses.models_config import ModelConfigError, find_models_file
+from .plan import PlanError, flags_from_config, model_problems, resolve_plan
 from .settings import ConfigError, Paths, config_problems
 from .terminal import printable
 
 #: How the annotations root is chosen, said when it cannot be read.
 ROOT_SOURCES = "--annotations, $EPIC_LEVELS_ANNOTATIONS, [data].annotations of epic-levels.toml, else data/annotations"
-MODEL_CONFIG_ENV = "EPIC_LEVELS_MODEL_CONFIG"
 
 
 @dataclass
@@ -74,15 +73,16 @@ def check_project_file(inputs: RunInputs) -> list[str]:
     return config_problems(inputs.paths.root)
 
 
-def check_models_file(inputs: RunInputs) -> list[str]:
-    """The models file (the run's ``model_config_file``, else ``$EPIC_LEVELS_MODEL_CONFIG``, else ``models.toml``
-    at the project root when there is one), read by its own loader."""
-    explicit = inputs.evaluation.get("model_config_file") or os.environ.get(MODEL_CONFIG_ENV, "").strip() or None
+def check_models(inputs: RunInputs) -> list[str]:
+    """The models: the models file (the run's ``model_config_file``, else ``$EPIC_LEVELS_MODEL_CONFIG``, else
+    ``models.toml`` at the project root when there is one) read by its own loader; the run's plan (the declared
+    models, ``--models`` within them, the judge not a judged model unless allowed); every model the run calls has
+    its key (none at a loopback endpoint) and an endpoint that answers."""
     try:
-        find_models_file(inputs.paths.root, explicit)
-    except ModelConfigError as exc:
+        plan = resolve_plan(inputs.paths.root, flags_from_config(inputs.evaluation), os.environ)
+    except PlanError as exc:
         return list(exc.problems)
-    return []
+    return model_problems(plan, os.environ)
 
 
 def check_annotations_root(inputs: RunInputs) -> list[str]:
@@ -132,7 +132,7 @@ def check_clips_against_annotations(inputs: RunInputs) -> list[str]:
 #: The checks every run passes before it starts, in order.
 CHECKS: list[Check] = [
     check_project_file,
-    check_models_file,
+    check_models,
     check_annotations_root,
     check_manifest,
     check_clips_against_annotations,
@@ -161,4 +161,4 @@ def preflight(inputs: RunInputs, checks: list[Check] | None = None) -> Preflight
 
 
 __all__ = ["CHECKS", "Check", "Preflight", "RunInputs", "check_annotations_root", "check_clips_against_annotations",
-           "check_manifest", "check_models_file", "check_project_file", "preflight"]
+           "check_manifest", "check_models", "check_project_file", "preflight"]

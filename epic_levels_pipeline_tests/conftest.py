@@ -208,3 +208,13 @@ def offline_bank(bundled):
     clip's bank (``offline_tables``; computed once; read-only: every test that needs the bundled bank reads
     it here)."""
     return offline_tables(*bundled)
+
+
+def declare_models(root, *names: str, judge: str | None = None, tables: str = "") -> Path:
+    """Write the project's ``models.toml``: ``names`` as its declared set (``evaluate``), ``judge``, then ``tables``."""
+    import json
+
+    path = Path(root) / "models.toml"
+    lines = [f"evaluate = {json.dumps(list(names))}"] + ([f"judge = {json.dumps(judge)}"] if judge else [])
+    path.write_text("\n".join(lines) + "\n" + tables)
+    return path

@@ -1,10 +1,11 @@
 """``epic-levels run`` passes its flags as run configuration, never through the process environment."""
 
+import json
 import os
 
 import pytest
 
-from epic_levels_pipeline import cli
+from epic_levels_pipeline import cli, preflight
 from epic_levels_pipeline.cli import run as run_command
 from epic_levels_pipeline.orchestration import local as orchestrate
 from epic_levels_pipeline.orchestration.local import RunReport
@@ -22,10 +23,23 @@ def seen(monkeypatch) -> dict:
     monkeypatch.setattr(orchestrate, "run_pipeline", fake_run)
     monkeypatch.setattr(run_command, "print_summary", lambda *args: None)
     monkeypatch.delenv("EPIC_LEVELS_JUDGE_MODEL", raising=False)
+    monkeypatch.setattr(preflight, "model_problems", lambda plan, env: [])  # (the servers' side: test_model_preflight)
     return seen
 
 
-def test_run_flags_become_the_evaluation_resources_config(seen):
+@pytest.fixture
+def declared(tmp_path, monkeypatch):
+    """A models file declaring the given models (``EPIC_LEVELS_MODEL_CONFIG``)."""
+    def write(*names: str) -> str:
+        path = tmp_path / "models.toml"
+        path.write_text(f"evaluate = {json.dumps(list(names))}\n")
+        monkeypatch.setenv("EPIC_LEVELS_MODEL_CONFIG", str(path))
+        return str(path)
+    return write
+
+
+def test_run_flags_become_the_evaluation_resources_config(seen, declared):
+    declared("vllm/m1", "vllm/m2", "vllm/m3")
     before = dict(os.environ)
     assert cli.main(["run", "--responders", "oracle", "--models", "vllm/m1,vllm/m2"]) == 0
     assert dict(os.environ) == before
@@ -34,13 +48,20 @@ def test_run_flags_become_the_evaluation_resources_config(seen):
         "responders": "oracle", "models": "vllm/m1,vllm/m2"}}}}
 
 
-def test_a_model_that_is_not_configured_stops_the_run_before_it_starts(seen, capsys):
+def test_a_model_that_is_not_configured_stops_the_run_before_it_starts(seen, declared, capsys):
     assert cli.main(["run", "--models", "m1"]) == 2
     assert "config" not in seen
-    assert "model 'm1' is not a [models.NAME]" in capsys.readouterr().err
+    assert "model 'm1' is not declared: add it to evaluate = [...] in models.toml" in capsys.readouterr().err
+    path = declared("vllm/m1")
+    assert cli.main(["run", "--models", "m1"]) == 2
+    err = capsys.readouterr().err
+    assert f"model 'm1' is not declared: add it to evaluate = [...] in {path}" in err
+    assert "and define it as [models.m1]" in err and "config" not in seen
 
 
-def test_endpoint_and_judge_flags_are_run_config_not_environment(seen):
+def test_endpoint_and_judge_flags_are_run_config_not_environment(seen, declared, monkeypatch):
+    declared("vllm/Qwen/Qwen2.5-Omni-7B")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # the judge's (a hosted API)
     before = dict(os.environ)
     assert cli.main(["run", "--models", "vllm/Qwen/Qwen2.5-Omni-7B", "--endpoint", "http://127.0.0.1:8000/v1",
                      "--judge", "openai/gpt-4o-mini"]) == 0
@@ -50,7 +71,9 @@ def test_endpoint_and_judge_flags_are_run_config_not_environment(seen):
         "endpoint": "http://127.0.0.1:8000/v1", "judge_model": "openai/gpt-4o-mini"}
 
 
-def test_batch_media_resolution_and_fps_flags_become_run_config(seen):
+def test_batch_media_resolution_and_fps_flags_become_run_config(seen, declared, monkeypatch):
+    declared("gemini/m1")
+    monkeypatch.setenv("GEMINI_API_KEY", "test")
     assert cli.main(["run", "--models", "gemini/m1", "--batch", "--media-resolution", "low", "--fps", "0.5"]) == 0
     assert seen["config"]["resources"]["evaluation"]["config"] == {
         "responders": "oracle,chance,presence,blind", "models": "gemini/m1",

@@ -67,12 +67,15 @@ def test_main_estimate_prints_both_sections_and_refuses_bad_fps():
     assert main_estimate(["gemini-2.5-flash"], paths=Paths(ROOT), clips=CLIPS[:1], fps=0) == 2
 
 
-def test_evaluation_resource_turns_media_flags_into_request_settings(monkeypatch):
-    from epic_levels_pipeline.defs.evaluation import EvaluationResource, request_settings
+def test_evaluation_resource_turns_media_flags_into_request_settings(monkeypatch, tmp_path):
+    from epic_levels_pipeline.defs.evaluation import EvaluationResource
+    from epic_levels_pipeline.plan import request_settings
 
-    (plain,) = EvaluationResource(models="gemini/gemini-2.5-flash").model_specs()
+    (tmp_path / "models.toml").write_text('evaluate = ["gemini/gemini-2.5-flash"]\n')
+    monkeypatch.setenv("EPIC_LEVELS_MODEL_CONFIG", str(tmp_path / "models.toml"))
+    (plain,) = EvaluationResource().plan().asked
     assert set(request_settings(plain)) == {"model_config"}
-    (spec,) = EvaluationResource(models="gemini/gemini-2.5-flash", media_resolution="high", fps=2).model_specs()
+    (spec,) = EvaluationResource(media_resolution="high", fps=2).plan().asked
     settings = request_settings(spec)
     assert (settings["media_resolution"], settings["fps"]) == ("MEDIA_RESOLUTION_HIGH", 2.0)
     assert settings["model_config"] != request_settings(plain)["model_config"]  # another identity, another key

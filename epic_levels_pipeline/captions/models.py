@@ -19,7 +19,7 @@ import pandas as pd
 from ..responses.cache import cache_key
 from ..responses.calls import CallRequest, CallStats, run_calls_sync
 from ..responses.providers.structured import choice_schema, parse_choice
-from ..responses.runner import ClipMediaInfo, ModelRun, condition_media
+from ..responses.runner import ClipMediaInfo, ModelRun, cached_only, condition_media
 from .labels import Judge
 from .prompt import caption_prompt, conditions_for
 from .schema import request_settings
@@ -38,9 +38,12 @@ def model_caption_responses(clip: Clip, media: ClipMediaInfo, run: ModelRun, str
     annotated: an ``epic_sounds`` clip, or one whose annotation rows' ``streams`` hold sound rows), and the
     runner's stats."""
     settings = caption_settings(run)
-    base = {"clip_key": clip.key, "dataset": clip.dataset, "responder": run.name, "model": run.model}
+    base = {"clip_key": clip.key, "dataset": clip.dataset, "responder": run.name, "model": run.model,
+            "served_model": run.served, "model_digest": run.digest}
     rows, requests = [], []
     for condition in conditions_for(audio_annotated(clip.dataset, streams)):
+        if condition not in run.conditions:
+            continue
         prompt = caption_prompt(clip, condition)
         sent = condition_media(condition, media)
         if sent is None:
@@ -49,12 +52,15 @@ def model_caption_responses(clip: Clip, media: ClipMediaInfo, run: ModelRun, str
                          "output_tokens": 0})
             continue
         path, sha = sent
-        key = cache_key(run.name, run.model, prompt, sha, condition, settings)
-        requests.append(CallRequest(key, run.name, run.model, condition, prompt, media_path=path, media_sha256=sha,
+        key = cache_key(run.name, run.served, prompt, sha, condition, settings)
+        requests.append(CallRequest(key, run.name, run.served, condition, prompt, media_path=path, media_sha256=sha,
                                     settings=dict(settings)))
     stats = None
     if requests:
-        results, stats = run_calls_sync(requests, run.caller, run.cache, rpm=run.rpm, concurrency=run.concurrency)
+        if run.asked:
+            results, stats = run_calls_sync(requests, run.caller, run.cache, rpm=run.rpm, concurrency=run.concurrency)
+        else:
+            results = cached_only(requests, run.cache)
         for request, result in zip(requests, results):
             rows.append({**base, "condition": request.condition, "prompt": request.prompt, "reply": result.reply,
                          "status": result.status, "error": result.error or None, "cache_key": result.cache_key,

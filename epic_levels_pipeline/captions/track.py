@@ -46,7 +46,8 @@ REFERENCE_COLUMNS = ["clip_key", "dataset", "duration_s", "kind", "unit_id", "st
                      "sound_class", "description", "verb", "verb_class", "noun", "noun_class", "object_name",
                      "synonyms", "linked_ids", "source_stream", "source_id"]
 RESPONSE_COLUMNS = ["clip_key", "dataset", "condition", "responder", "model", "prompt", "reply", "status", "error",
-                    "cache_key", "cached", "prompt_tokens", "output_tokens"]
+                    "cache_key", "cached", "prompt_tokens", "output_tokens", "served_model", "model_digest"]
+OFFLINE_MODEL = "offline"  # the model column of the offline caption responders' rows (as in the QA track)
 ALIGNMENT_COLUMNS = ["clip_key", "dataset", "condition", "responder", "model", "matcher", "unit", "ref_id", "resp_id",
                      "ref_start_s", "ref_stop_s", "resp_start_s", "resp_stop_s", "tiou", "verdict", "verdict_by",
                      "ref_label", "resp_label", "ref_source_id", "semantic_precision", "semantic_recall",
@@ -120,7 +121,7 @@ def structure_from_table(clip_key: str, frame: pd.DataFrame) -> Structure:
 # --- responses -------------------------------------------------------------------------------------
 def caption_responses(clip: Clip, references: pd.DataFrame, catalogue: Catalogue,
                       responders=OFFLINE_RESPONDERS, conditions=None, seed: int = 0, streams=()) -> pd.DataFrame:
-    """Offline responders' replies to every condition of the clip (``model`` is empty for them): ``conditions``,
+    """Offline responders' replies to every condition of the clip (``model`` is ``offline`` for them): ``conditions``,
     else the clip's (``silenced`` where its audio is annotated: an ``epic_sounds`` clip, or one whose annotation
     rows' ``streams`` hold sound rows)."""
     ref = structure_from_table(clip.key, references[references["clip_key"] == clip.key])
@@ -131,6 +132,7 @@ def caption_responses(clip: Clip, references: pd.DataFrame, catalogue: Catalogue
             rows.append({"clip_key": clip.key, "dataset": clip.dataset, "condition": condition, "responder": name,
                          "model": OFFLINE_MODEL, "prompt": prompt, "status": "ok", "error": None,
                          "cache_key": "", "cached": False, "prompt_tokens": 0, "output_tokens": 0,
+                         "served_model": OFFLINE_MODEL, "model_digest": "",
                          "reply": offline_reply(name, ref, condition, cat=catalogue, clip=clip, seed=seed)})
     return pd.DataFrame(rows, columns=RESPONSE_COLUMNS)
 

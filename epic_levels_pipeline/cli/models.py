@@ -4,31 +4,43 @@ model is."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 import dagster as dg
 
+from ..plan import model_problems
 
-def check_models(evaluation_config: dict, out=None) -> bool:
-    """Resolve the run's models and judge as the run will (:class:`.defs.evaluation.EvaluationResource`);
-    print each default a model takes, once; False (with the problems printed) when any is wrong."""
+
+def check_models(evaluation_config: dict, out=None, *, reach: bool = True) -> bool:
+    """The models' pre-flight of a run, before anything runs: the plan resolves (models file, declared set, judge),
+    every model the run calls has its key and (``reach``) an endpoint that answers. Prints each default a model takes
+    once, and which declared models this run asks; False, with one line per problem, when any is wrong."""
     from ..defs.evaluation import EvaluationResource
 
     out = out or sys.stdout
-    resource = EvaluationResource(**evaluation_config)
     try:
-        notes = resource.default_notes()
-        _, self_judging = resource.judge_spec()
+        plan = EvaluationResource(**evaluation_config).plan()
     except dg.Failure as exc:
-        print(f"error: {exc.description or exc}", file=sys.stderr)
+        for line in str(exc.description or exc).splitlines():
+            print(f"error: {line}", file=sys.stderr)
         return False
-    for line in notes:
+    problems = model_problems(plan, os.environ, reach=reach)
+    for line in problems:
+        print(f"error: {line}", file=sys.stderr)
+    if problems:
+        return False
+    for line in plan.notes:
         print(line, file=out)
-    judge = resource.judge_model_name()
-    if resource.model_names():
-        if not judge:
+    if plan.models:
+        asked = [m.spec.name for m in plan.models if m.asked]
+        cached = [m.spec.name for m in plan.models if not m.asked]
+        print(f"models: {', '.join(asked) or 'none'} asked"
+              + (f"; {', '.join(cached)} from the call cache only (not in --models)" if cached else ""), file=out)
+        if plan.judge is None:
             print("judge: none (undecided open replies stay undecided; cc_strict is the headline)", file=out)
-        elif self_judging:
-            print(f"judge: {judge} — judging its own replies (asked for; marked self_judged)", file=out)
+        elif plan.self_judging:
+            print(f"judge: {plan.judge.name} — judging its own replies (asked for; marked self_judged)", file=out)
+        else:
+            print(f"judge: {plan.judge.name}", file=out)
     return True
-

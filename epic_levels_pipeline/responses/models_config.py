@@ -64,6 +64,7 @@ Decisions (each default a model takes is listed in :attr:`ModelSpec.defaulted`, 
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import json
 import math
@@ -78,6 +79,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .providers.base import KEY_ENV, PROVIDERS, normalise_endpoint, parse_model_name, resolve_endpoint
 
 MODELS_FILE = "models.toml"
+TOP_LEVEL = ("evaluate", "judge", "judges", "models")
 VIDEO = ("video_url", "frames", "file_url", "none")
 AUDIO = ("in_video", "separate", "none")
 LOCAL_PROVIDERS = ("vllm", "sglang")
@@ -91,6 +93,7 @@ HOSTED_RPM = {
 DEFAULT_ROUTES = {"vllm": ("video_url", "separate"), "sglang": ("video_url", "separate"),
                   "openai": ("frames", "separate"), "gemini": ("native", "in_video")}
 DEFAULT_FPS, DEFAULT_MAX_FRAMES, DEFAULT_TIMEOUT_S = 1.0, 32, 120.0
+CONDITIONS = ("clip", "no_clip", "silenced")
 
 
 class ModelConfigError(ValueError):
@@ -151,6 +154,9 @@ class ModelEntry(BaseModel):
         description="how judge and caption replies are asked for as JSON (openai, vllm, sglang): json_schema (the "
                     "schema as response_format; default), json_object (a JSON object, the schema stated after the "
                     "prompt), none (the schema stated after the prompt only); every reply is checked")
+    conditions: list[Literal["clip", "no_clip", "silenced"]] | None = Field(default=None, min_length=1,
+        description="the conditions the model is asked under, of clip, no_clip and silenced (default all three; a "
+                    "text-only model: [\"no_clip\"])")
 
 
 def _coerce(table: dict) -> dict:
@@ -182,6 +188,12 @@ class ModelSpec:
     source: str = "inline"    # the models file's path, or "inline"
     structured_output: str = "json_schema"
     defaulted: tuple[tuple[str, str], ...] = ()  # (key, why) of every default taken
+    conditions: tuple[str, ...] = CONDITIONS  # the conditions the model is asked under
+
+    @property
+    def digest(self) -> str:
+        """A short digest of the settings that change what the model sees or answers (``model_digest``)."""
+        return hashlib.sha256(self.cache_json().encode()).hexdigest()[:12]
 
     @property
     def qualified(self) -> str:
@@ -209,7 +221,7 @@ class ModelSpec:
         """Every resolved setting (never a key), for the ``model_config`` column."""
         out = {**self.cache_config(), "name": self.name, "max_concurrency": self.max_concurrency,
                "rpm": self.rpm, "timeout_s": self.timeout_s, "api_key_env": list(self.api_key_env),
-               "source": self.source}
+               "source": self.source, "conditions": list(self.conditions), "digest": self.digest}
         return json.dumps(out, sort_keys=True, separators=(",", ":"))
 
     def notes(self) -> list[str]:
@@ -354,7 +366,8 @@ def spec_of(name: str, entry: ModelEntry, source: str) -> ModelSpec:
         rpm=float(entry.rpm) if entry.rpm is not None else rpm,
         timeout_s=entry.timeout_s or DEFAULT_TIMEOUT_S, extra_body=dict(entry.extra_body or {}),
         media_resolution=entry.media_resolution, source=source, defaulted=tuple(defaulted),
-        structured_output=entry.structured_output or "json_schema")
+        structured_output=entry.structured_output or "json_schema",
+        conditions=tuple(c for c in CONDITIONS if c in entry.conditions) if entry.conditions else CONDITIONS)
 
 
 @dataclass(frozen=True)
@@ -365,6 +378,7 @@ class ModelsFile:
     models: dict[str, ModelSpec]
     judge: str | None = None
     judges: tuple[str, ...] = ()  # every judge asked (NAMEs or PROVIDER/MODEL); `judge` may be "majority"
+    evaluate: tuple[str, ...] = ()  # the declared set: the models every run evaluates (NAMEs or PROVIDER/MODEL)
 
 
 def _message(err: dict, known: list[str]) -> str:
@@ -388,8 +402,8 @@ def load_models_file(path: str | Path) -> ModelsFile:
         raise ModelConfigError([f"{path}: not valid TOML: {exc}"]) from None
     problems: list[str] = []
     for key in data:
-        if key not in ("models", "judge", "judges"):
-            problems.append(f"{path}: {key}: unknown top-level key (known: judge, judges, models)")
+        if key not in TOP_LEVEL:
+            problems.append(f"{path}: {key}: unknown top-level key (known: {', '.join(TOP_LEVEL)})")
     tables = data.get("models", {})
     if not isinstance(tables, dict):
         raise ModelConfigError([*problems, f"{path}: models: must be tables [models.NAME]"])
@@ -424,9 +438,19 @@ def load_models_file(path: str | Path) -> ModelsFile:
     problems += [f"{path}: judges: {message}" for message in bad]
     if judge == "majority" and len(judges) < 2:
         problems.append(f"{path}: judge: \"majority\" needs at least two judges in `judges`, got {len(judges)}")
+    evaluate = data.get("evaluate", [])
+    if not isinstance(evaluate, list) or not all(isinstance(n, str) and n.strip() for n in evaluate):
+        problems.append(f"{path}: evaluate: must be a list of model NAMEs (or PROVIDER/MODEL), got {evaluate!r}")
+        evaluate = []
+    for name in evaluate:
+        if name not in specs and name not in tables and not is_inline_name(name):
+            problems.append(f"{path}: evaluate: {name!r} is not a [models.NAME] of this file, nor PROVIDER/MODEL")
+    twice = sorted({n for n in evaluate if evaluate.count(n) > 1})
+    if twice:
+        problems.append(f"{path}: evaluate: {', '.join(twice)} listed more than once")
     if problems:
         raise ModelConfigError(problems)
-    return ModelsFile(str(path), specs, judge, judges)
+    return ModelsFile(str(path), specs, judge, judges, tuple(evaluate))
 
 
 def judges_of(value, specs: dict, tables: dict) -> tuple[tuple[str, ...], list[str]]:
@@ -439,6 +463,12 @@ def judges_of(value, specs: dict, tables: dict) -> tuple[tuple[str, ...], list[s
     if twice:
         problems.append(f"{', '.join(twice)} listed more than once")
     return tuple(value), problems
+
+
+def is_inline_name(name: str) -> bool:
+    """Whether ``name`` is an inline ``PROVIDER/MODEL`` name (or a bare, deprecated ``gemini-…`` one)."""
+    head = name.partition("/")[0].lower()
+    return "/" in name and head in PROVIDERS or name.lower().startswith("gemini")
 
 
 def inline_spec(name: str, endpoint: str | None = None) -> ModelSpec:
@@ -464,8 +494,7 @@ def resolve(names: list[str], models_file: ModelsFile | None, endpoint: str | No
         if models_file is not None and name in models_file.models:
             out.append(models_file.models[name])
             continue
-        head = name.partition("/")[0].lower()
-        if "/" in name and head in PROVIDERS or name.lower().startswith("gemini"):
+        if is_inline_name(name):
             try:
                 out.append(inline_spec(name, endpoint))
             except ValueError as exc:
@@ -479,5 +508,5 @@ def resolve(names: list[str], models_file: ModelsFile | None, endpoint: str | No
     return out
 
 
-__all__ = ["ModelConfigError", "ModelEntry", "ModelSpec", "ModelsFile", "default_limits",
-           "find_models_file", "inline_spec", "is_local", "load_models_file", "resolve"]
+__all__ = ["CONDITIONS", "ModelConfigError", "ModelEntry", "ModelSpec", "ModelsFile", "default_limits",
+           "find_models_file", "inline_spec", "is_inline_name", "is_local", "load_models_file", "resolve"]

@@ -28,13 +28,16 @@ from ..annotations.clips import Clip
 from .conditions import items_by_condition, perceived_streams
 from ..formats.answers import Context
 from .offline import OFFLINE_MODEL, offline_reply
+from .calls import CallResult, serve_cached
+from .conditions import CONDITIONS
 
 RESPONSE_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format",
     "base_format", "condition", "responder", "model", "reply", "status", "prompt_tokens", "output_tokens",
     "latency_s", "cache_key", "cached", "error", "media_sha256", "provider", "endpoint", "route", "cached_tokens",
-    "model_config",
+    "model_config", "served_model", "model_digest",
 ]
+NOT_ASKED = "not asked in this run (--models narrowed it) and not in the call cache"
 OFFLINE_PROVIDER = "offline"  # the provider column of the offline reference responders' rows
 OFFLINE_SETTINGS = {"seed": "per item and condition"}
 
@@ -43,8 +46,11 @@ OFFLINE_SETTINGS = {"seed": "per item and condition"}
 class ModelRun:
     """What a model responder needs: its provider (e.g. GeminiCaller), the cache, and throughput limits.
 
-    ``settings`` are every request's settings (and so part of its cache key): the provider's
-    ``generation_settings()``, which carry its identity (provider, model, endpoint).
+    ``model`` is the model's identity in every table (its configured NAME); ``served_model`` the name its server
+    answers to (sent, and part of the cache key, so two NAMEs with the same settings share answers). ``settings``
+    are every request's settings (and so part of its cache key): the provider's ``generation_settings()``, which
+    carry its identity (provider, model, endpoint). A run that does not ask the model (``asked`` False) serves
+    what the call cache holds and calls nothing.
     """
 
     name: str            # responder name: the provider, e.g. "gemini", "vllm"
@@ -56,6 +62,14 @@ class ModelRun:
     settings: dict = field(default_factory=dict)
     batch: bool = False  # through the provider's batch mode (``caller.run_batch``) instead of direct calls
     model_config: str = ""  # the resolved models-file settings (JSON), each row's ``model_config``
+    served_model: str = ""  # the name the server answers to ("": ``model``)
+    digest: str = ""        # ``model_digest``: the route-changing settings' digest
+    asked: bool = True
+    conditions: tuple[str, ...] = CONDITIONS
+
+    @property
+    def served(self) -> str:
+        return self.served_model or self.model
 
     @classmethod
     def of(cls, caller: Provider, cache: CallCache, rpm: float = 60, concurrency: int = 4,
@@ -115,7 +129,8 @@ def offline_row(item, condition: str, responder: str, reply: str, latency_s: flo
             "cache_key": "" if skipped else cache_key(responder, OFFLINE_MODEL, item.prompt, None, condition,
                                                       OFFLINE_SETTINGS),
             "cached": False, "error": skipped, "media_sha256": None, "provider": OFFLINE_PROVIDER,
-            "endpoint": "", "route": "", "cached_tokens": 0, "model_config": ""}
+            "endpoint": "", "route": "", "cached_tokens": 0, "model_config": "", "served_model": OFFLINE_MODEL,
+            "model_digest": ""}
 
 
 def condition_media(condition: str, media: ClipMediaInfo) -> tuple[str | None, str | None] | None:
@@ -142,11 +157,13 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
     requests: list[CallRequest] = []
     meta: list[tuple] = []
     skipped: list[dict] = []
-    who = {"provider": run.name, "endpoint": ""}
+    who = {"provider": run.name, "endpoint": "", "served_model": run.served, "model_digest": run.digest}
     if isinstance(run.caller, Provider):  # a bare callable (a test's fake) has no identity to record
         identity = identity_of(run.caller)
-        who = {"provider": identity.provider, "endpoint": identity.endpoint}
+        who.update(provider=identity.provider, endpoint=identity.endpoint)
     for condition, asked in items_by_condition(records(items)):
+        if condition not in run.conditions:
+            continue
         sent = condition_media(condition, media)
         for item in asked:
             if sent is None:
@@ -156,21 +173,23 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
                                 "route": "", "cached_tokens": 0, "model_config": run.model_config})
                 continue
             path, sha = sent
-            key = cache_key(run.name, run.model, item.prompt, sha, condition, run.settings)
-            requests.append(CallRequest(key, run.name, run.model, condition, item.prompt, media_path=path,
+            key = cache_key(run.name, run.served, item.prompt, sha, condition, run.settings)
+            requests.append(CallRequest(key, run.name, run.served, condition, item.prompt, media_path=path,
                                         media_sha256=sha, settings=dict(run.settings)))
             meta.append((item, condition, sha))
     stats = None
     rows = list(skipped)
     if requests:
-        if run.batch:
+        if not run.asked:
+            results, stats = cached_only(requests, run.cache), None
+        elif run.batch:
             if not hasattr(run.caller, "run_batch"):
                 raise ValueError(f"provider {run.name} has no batch mode")
             results, stats = run.caller.run_batch(requests, run.cache, progress=progress or print)
         else:
             results, stats = run_calls_sync(requests, run.caller, run.cache, rpm=run.rpm,
                                             concurrency=run.concurrency)
-        end_run = getattr(run.caller, "end_run", None)
+        end_run = getattr(run.caller, "end_run", None) if run.asked else None
         if end_run is not None:
             end_run()
         for (item, condition, sha), result in zip(meta, results):
@@ -180,3 +199,12 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
                          "error": result.error, "media_sha256": sha, **who, "route": result.route,
                          "cached_tokens": result.cached_tokens, "model_config": run.model_config})
     return pd.DataFrame(rows, columns=RESPONSE_COLUMNS), stats
+
+
+def cached_only(requests: list[CallRequest], cache: CallCache | None) -> list[CallResult]:
+    """Every request answered from the call cache alone: an ``ok`` answer where it holds one, else a ``skipped``
+    result saying the model was not asked in this run (nothing is called, nothing written)."""
+    results: list[CallResult | None] = [None] * len(requests)
+    serve_cached(requests, cache, results)
+    return [r if r is not None else CallResult(q.cache_key, "", "skipped", error=NOT_ASKED)
+            for q, r in zip(requests, results)]

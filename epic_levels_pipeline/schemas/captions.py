@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from .fields import BOOL, FLOAT, INT, RESPONDER, STR, STRS, _f
+from .fields import BOOL, FLOAT, IDENTITY, INT, RESPONDER, STR, STRS, _f
 
 SEMANTIC_KINDS = ("event", "action", "reference")  # the units the semantic layer scores (captions/semantic.py)
 
@@ -147,6 +147,7 @@ CAPTION_RESPONSES = pa.schema([
     _f("cached", BOOL, "was the reply read from the cache"),
     _f("prompt_tokens", INT, "input tokens billed"),
     _f("output_tokens", INT, "output tokens billed"),
+    *IDENTITY,
 ])
 
 CAPTION_SCORES = pa.schema([

@@ -15,8 +15,17 @@ STR, INT, FLOAT, BOOL = pa.large_string(), pa.int64(), pa.float64(), pa.bool_()
 STRS, INTS, BOOLS = pa.list_(pa.large_string()), pa.list_(pa.int64()), pa.list_(pa.bool_())
 
 RESPONDER = [
-    _f("responder", STR, "offline responder or model family that answered"),
-    _f("model", STR, "the model's name; offline for the offline reference responders"),
+    _f("responder", STR, "the offline reference responder, the model's provider, or external (imported replies)"),
+    _f("model", STR, "the model's identity: its configured NAME in the models file (PROVIDER/MODEL for an inline "
+                     "name; the import's name for external replies; offline for the reference responders)"),
+]
+
+#: Beside ``model`` where rows are: what the server was asked for, and the digest of the settings it was asked with.
+IDENTITY = [
+    _f("served_model", STR, "the name the model's server answers to (what the model column held before it named the "
+                            "configured model)"),
+    _f("model_digest", STR, "digest of the model's route-changing settings (provider, served model, endpoint, routes, "
+                            "sampling, extra body): a changed setting under the same NAME gives a new digest"),
 ]
 
 PROVIDER = [

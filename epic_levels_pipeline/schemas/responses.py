@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from .fields import BOOL, BOOLS, FLOAT, INT, JUDGE, PROVIDER, RESPONDER, STR, STRS, _f
+from .fields import BOOL, BOOLS, FLOAT, IDENTITY, INT, JUDGE, PROVIDER, RESPONDER, STR, STRS, _f
 
 
 CLIP_MEDIA = pa.schema([
@@ -76,6 +76,7 @@ RESPONSES = pa.schema([
     _f("route", STR, "how the call was sent (direct, batch, offline)"),
     _f("cached_tokens", INT, "input tokens served from the provider's cache"),
     _f("model_config", STR, "the model's resolved settings (models file or provider defaults) as JSON; never a key"),
+    *IDENTITY,
 ])
 
 VERDICTS = pa.schema([
@@ -96,4 +97,5 @@ VERDICTS = pa.schema([
     _f("self_judged", BOOL, "was the verdict's judge the model that replied"),
     _f("judge_votes", STR, "JSON: every judge asked about the reply (judge NAME, outcome chose/none/failed, option "
                            "index, correct); empty when no judge was asked"),
+    *IDENTITY,
 ])

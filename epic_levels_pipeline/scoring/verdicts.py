@@ -41,7 +41,7 @@ VERDICT_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format", "base_format",
     "condition", "responder", "model", "reply", "parsed", "expected", "correct", "scored_by", "note",
     "n_marked_true", "judge_raw", "chance", "provider", "endpoint", "judge_provider", "judge_model", "judge_endpoint",
-    "self_judged", "judge_votes",
+    "self_judged", "judge_votes", "served_model", "model_digest",
 ]
 JUDGE_IDENTITY_COLUMNS = ["judge_provider", "judge_model", "judge_endpoint"]
 
@@ -52,16 +52,23 @@ def judge_identity(judge) -> dict:
     identity = getattr(judge, "identity", None)
     if identity is None:
         return dict.fromkeys(JUDGE_IDENTITY_COLUMNS, "")
-    return {"judge_provider": identity.provider, "judge_model": identity.model, "judge_endpoint": identity.endpoint}
+    return {"judge_provider": identity.provider, "judge_model": getattr(judge, "name", None) or identity.model,
+            "judge_endpoint": identity.endpoint}
 
 
-def self_judged(frame: pd.DataFrame) -> pd.Series:
-    """Rows the judge decided about replies of its own model (same provider, model and endpoint): allowed only
-    when asked for (``--judge self`` / ``--allow-self-judge``), and marked."""
+def self_judged(frame: pd.DataFrame, identity=None) -> pd.Series:
+    """Rows the judge decided about replies of its own model (the same served model at the same endpoint, whatever
+    either's configured NAME; ``identity``: the judge's, else the row's judge columns): allowed only when asked for
+    (``--judge self`` / ``--allow-self-judge``), and marked."""
     if not len(frame):
         return pd.Series([], dtype=bool)
-    return ((frame["scored_by"] == "judge") & (frame["judge_provider"] == frame["provider"])
-            & (frame["judge_model"] == frame["model"]) & (frame["judge_endpoint"] == frame["endpoint"])).astype(bool)
+    judged = frame["scored_by"] == "judge"
+    if identity is None:
+        return (judged & (frame["judge_provider"] == frame["provider"]) & (frame["judge_model"] == frame["model"])
+                & (frame["judge_endpoint"] == frame["endpoint"])).astype(bool)
+    served = frame["served_model"] if "served_model" in frame else frame["model"]
+    return (judged & (frame["provider"] == identity.provider) & (served == identity.model)
+            & (frame["endpoint"] == identity.endpoint)).astype(bool)
 
 
 @dataclass
@@ -96,6 +103,8 @@ def _base(response, item) -> dict:
                                                "distractor_strategy", "format", "base_format", "condition",
                                                "responder", "model", "reply")} | {
         "provider": getattr(response, "provider", ""), "endpoint": getattr(response, "endpoint", ""),
+        "served_model": getattr(response, "served_model", None) or response.model,
+        "model_digest": getattr(response, "model_digest", None) or "",
         "expected": item.expected, "chance": float(item.chance), **dict.fromkeys(JUDGE_IDENTITY_COLUMNS, "")}
 
 
@@ -201,7 +210,8 @@ def verdicts(responses: pd.DataFrame, items: pd.DataFrame, judge=None, judge_see
         for k, (row_index, request, item) in enumerate(pending):
             _decide(rows[row_index], request, item, {name: results[k] for name, results in asked.items()}, panel)
     frame = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
-    frame["self_judged"] = self_judged(frame)
+    counting = judge.judges.get(judge.verdict_by) if isinstance(judge, JudgePanel) else judge
+    frame["self_judged"] = self_judged(frame, getattr(counting, "identity", None))
     frame["correct"] = frame["correct"].astype("boolean")
     frame["n_marked_true"] = pd.to_numeric(frame["n_marked_true"], errors="coerce").astype("Int64")
     return frame

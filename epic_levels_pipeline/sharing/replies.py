@@ -172,7 +172,8 @@ def external_responses(clip_key: str, items: pd.DataFrame, stored: dict[str, pd.
                         "base_format": item.base_format, "condition": condition, "responder": EXTERNAL,
                         "model": model, "prompt_tokens": 0, "output_tokens": 0, "latency_s": 0.0, "cached": False,
                         "media_sha256": None, "provider": EXTERNAL, "endpoint": "", "route": "imported",
-                        "cached_tokens": 0}
+                        "cached_tokens": 0, "served_model": model,
+                        "model_digest": str(replies["source_sha256"].iloc[0])[:12] if len(replies) else ""}
                 if r is None:
                     out.append({**base, "reply": "", "status": "skipped", "cache_key": "",
                                 "error": f"no reply in the imported file {source}"})

@@ -21,6 +21,7 @@ from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.storage.views import query
 
 from ..fakes.gemini_server import GeminiTestServer, request_text
+from ..conftest import declare_models
 from .conftest import QUIET
 
 
@@ -110,7 +111,7 @@ def test_caption_track_with_a_gemini_model(project, instance, monkeypatch):
     with GeminiTestServer(reply, processing_polls=0) as server:
         monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-secret")
         monkeypatch.setenv("GEMINI_BASE_URL", server.base_url)
-        monkeypatch.setenv("EPIC_LEVELS_MODELS", "gemini-test")
+        declare_models(project.root, "gemini/gemini-test")
         monkeypatch.setenv("EPIC_LEVELS_RESPONDERS", "oracle")
         monkeypatch.setenv("EPIC_LEVELS_CAPTION_RESPONDERS", "oracle")
         monkeypatch.setenv("EPIC_LEVELS_RPM", "100000")
@@ -128,11 +129,11 @@ def test_caption_track_with_a_gemini_model(project, instance, monkeypatch):
     assert dict(zip(responses["condition"], responses["status"])) == {"clip": "ok", "silenced": "ok", "no_clip": "error"}
     assert json.loads(responses.loc[responses["condition"] == "clip", "reply"].iat[0])["events"]
     scores = query(project.warehouse, "select * from caption_scores")
-    assert metric(scores, "gemini", "clip", "event_label_f1", "gemini-test") == 1.0
-    assert metric(scores, "gemini", "silenced", "event_r", "gemini-test") == 0.0
-    assert metric(scores, "gemini", "no_clip", "parse_failure", "gemini-test") == 1.0
+    assert metric(scores, "gemini", "clip", "event_label_f1", "gemini/gemini-test") == 1.0
+    assert metric(scores, "gemini", "silenced", "event_r", "gemini/gemini-test") == 0.0
+    assert metric(scores, "gemini", "no_clip", "parse_failure", "gemini/gemini-test") == 1.0
     for name in ("event_f1", "action_f1", "reference_f1", "evsa_f1"):
-        assert metric(scores, "gemini", "no_clip", name, "gemini-test") == 0.0
+        assert metric(scores, "gemini", "no_clip", name, "gemini/gemini-test") == 0.0
     event = instance.get_latest_materialization_event(dg.AssetKey("caption_scores"))
     assert "gemini" in event.asset_materialization.metadata["unparsed_scored_zero"].value
 

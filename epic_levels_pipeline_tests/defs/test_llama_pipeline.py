@@ -24,10 +24,11 @@ def test_llama_cpp_answers_the_no_clip_questions_and_judges_them(project, monkey
     for var in ("OPENAI_BASE_URL", "EPIC_LEVELS_JUDGE_MODEL", "EPIC_LEVELS_RESPONDERS", "EPIC_LEVELS_RPM",
                 "EPIC_LEVELS_CONCURRENCY"):
         monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-local-server-needs-none")  # an `openai` entry asks for one today
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # a loopback endpoint needs no key, whatever the provider
     Rejections.forget()
     config = project.root / "models.toml"
-    config.write_text(f'[models.smol]\nprovider = "openai"\nmodel = "{MODEL}"\nendpoint = "{llama_server.base_url}"\n'
+    config.write_text('evaluate = ["smol"]\n'
+                      f'[models.smol]\nprovider = "openai"\nmodel = "{MODEL}"\nendpoint = "{llama_server.base_url}"\n'
                       'structured_output = "json_object"\n')
     argv = ["run", "--clips", *CLIPS, "--responders", "oracle", "--models", "smol", "--judge", "self"]
     assert cli.main(argv) == 0
@@ -40,7 +41,8 @@ def test_llama_cpp_answers_the_no_clip_questions_and_judges_them(project, monkey
     asked = responses[responses["condition"] == "no_clip"]
     assert (asked["route"] == "text").all() and (asked["reply"].str.len() > 0).all()
     assert (asked["prompt_tokens"] > 0).all() and (asked["output_tokens"] > 0).all()
-    assert set(asked["endpoint"]) == {llama_server.base_url} and set(asked["model"]) == {MODEL}
+    assert set(asked["endpoint"]) == {llama_server.base_url} and set(asked["model"]) == {"smol"}
+    assert set(asked["served_model"]) == {MODEL}
     assert json.loads(asked["model_config"].iloc[0])["structured_output"] == "json_object"
 
     verdicts = query(project.warehouse, "select * from verdicts where responder = 'openai' and condition = 'no_clip'")

@@ -11,6 +11,7 @@ from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.storage.views import query
 
 from ..fakes.gemini_server import GeminiTestServer
+from ..conftest import declare_models
 from .conftest import QUIET
 from .test_model_pipeline import reply
 
@@ -30,8 +31,9 @@ def test_caching_then_batch_through_the_graph(project, instance, monkeypatch):
         monkeypatch.setenv("GEMINI_BASE_URL", server.base_url)
         monkeypatch.setenv("EPIC_LEVELS_RPM", "100000")
         monkeypatch.setenv("EPIC_LEVELS_CONCURRENCY", "8")
+        declare_models(project.root, "gemini/gemini-2.5-flash")
         report = run_pipeline(project, clip_keys=[CLIP], instance=instance, log=lambda *_: None,
-                              run_config=config(models="gemini-2.5-flash", judge_model="gemini-judge"))
+                              run_config=config(judge_model="gemini/gemini-judge"))
         assert report.failed == []
         rows = query(project.warehouse, "select * from responses where responder = 'gemini'")
         media_rows = rows[rows["condition"].isin(["clip", "silenced"])]
@@ -55,12 +57,14 @@ def test_caching_then_batch_through_the_graph(project, instance, monkeypatch):
         generates_before = server.generate_calls
 
         # the same clip with another model in batch mode: one job, no direct answer calls
+        declare_models(project.root, "gemini/gemini-2.5-pro")  # flash leaves the declaration: its rows leave the tables
         report = run_pipeline(project, clip_keys=[CLIP], instance=instance, log=lambda *_: None,
-                              run_config=config(models="gemini-2.5-pro", judge_model="gemini-judge", batch=True,
+                              run_config=config(judge_model="gemini/gemini-judge", batch=True,
                                                 media_resolution="low", fps=0.5))
         assert report.failed == []
         rows = query(project.warehouse, "select * from responses where responder = 'gemini'")
-        assert (rows["status"] == "ok").all() and set(rows["model"]) == {"gemini-2.5-pro"}
+        assert (rows["status"] == "ok").all() and set(rows["model"]) == {"gemini/gemini-2.5-pro"}
+        assert set(rows["served_model"]) == {"gemini-2.5-pro"}
         assert server.batch_creates == 1 and server.batch_items == rows["cache_key"].nunique()
         job = next(iter(server.batches.values()))
         requests = [it["request"] for it in job["items"]]

@@ -4,19 +4,21 @@ clip's annotations change only that clip's changed prompts are asked again (cach
 
 import pytest
 
+from epic_levels_pipeline.captions.semantic import SCALE_MARK
 from epic_levels_pipeline.captions.models import JUDGE_INSTRUCTION as CAPTION_JUDGE
 from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.orchestration.local import run_pipeline
 from epic_levels_pipeline.storage.views import query
 
 from ..fakes.gemini_server import GeminiTestServer
+from ..conftest import declare_models
 from .conftest import QUIET
 
 
 
 def reply(request: dict) -> str:
     text = str(request)
-    if "You check what a short answer means" in text or CAPTION_JUDGE in text:  # the judges: structured output
+    if "You check what a short answer means" in text or CAPTION_JUDGE in text or SCALE_MARK in text:  # the judges
         return '{"choice": "none"}'
     if CAPTION in text:  # the caption track: an empty caption (valid against its schema)
         return '{"references": [], "events": [], "actions": [], "links": []}'
@@ -41,8 +43,8 @@ CAPTION = "structured caption"
 
 
 def answer_calls(server) -> int:
-    """Calls answering the QA track's items (not the judges', not the caption track's)."""
-    return sum(all(t not in p for t in (JUDGE, CAPTION, CAPTION_JUDGE)) for p in server.prompts())
+    """Calls answering the QA track's items (not the judges', not the caption track's, not its semantic layer's)."""
+    return sum(all(t not in p for t in (JUDGE, CAPTION, CAPTION_JUDGE, SCALE_MARK)) for p in server.prompts())
 
 
 def test_model_responses_cached_and_recomputed_only_for_the_changed_clip(project, instance, monkeypatch):
@@ -52,7 +54,7 @@ def test_model_responses_cached_and_recomputed_only_for_the_changed_clip(project
     with GeminiTestServer(reply, processing_polls=0) as server:
         monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-secret")
         monkeypatch.setenv("GEMINI_BASE_URL", server.base_url)
-        monkeypatch.setenv("EPIC_LEVELS_MODELS", "gemini-test")
+        declare_models(project.root, "gemini/gemini-test")
         monkeypatch.setenv("EPIC_LEVELS_JUDGE_MODEL", "gemini-judge")
         monkeypatch.setenv("EPIC_LEVELS_RESPONDERS", "oracle")
         monkeypatch.setenv("EPIC_LEVELS_RPM", "100000")

@@ -54,7 +54,7 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
     monkeypatch.setenv("EPIC_LEVELS_CONCURRENCY", "16")
     with OpenAITestServer(reply, models=(MODEL,), api_key=CANARY, strict_models=True) as server:
         config = project.root / "models.toml"
-        config.write_text(f'[models.omni]\nprovider = "vllm"\nmodel = "{MODEL}"\nendpoint = "{server.base_url}"\n'
+        config.write_text(f'evaluate = ["omni"]\n[models.omni]\nprovider = "vllm"\nmodel = "{MODEL}"\nendpoint = "{server.base_url}"\n'
                           'audio = "in_video"\napi_key_env = "VLLM_API_KEY"\n')
         argv = ["run", "--clips", ",".join(CLIPS), "--responders", "oracle", "--models", "omni", "--judge", "self"]
         assert cli.main(argv) == 0
@@ -65,8 +65,8 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
         responses = query(project.warehouse, "select * from responses where responder = 'vllm'")
         assert set(responses["condition"]) == {"clip", "no_clip", "silenced"}
         assert (responses["status"] == "ok").all(), responses.loc[responses["status"] != "ok", "error"].head()
-        assert set(zip(responses["provider"], responses["model"], responses["endpoint"])) == {
-            ("vllm", MODEL, server.base_url)}
+        assert set(zip(responses["provider"], responses["model"], responses["served_model"], responses["endpoint"])) == {
+            ("vllm", "omni", MODEL, server.base_url)}
         routes = responses.groupby("condition")["route"].unique().to_dict()
         assert list(routes["no_clip"]) == ["text"]
         assert list(routes["clip"]) == list(routes["silenced"]) == ["video=video_url;audio=use_audio_in_video"]
@@ -83,11 +83,11 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
 
         verdicts = query(project.warehouse, "select * from verdicts where responder = 'vllm'")
         assert set(zip(verdicts["provider"], verdicts["model"], verdicts["endpoint"])) == {
-            ("vllm", MODEL, server.base_url)}
+            ("vllm", "omni", server.base_url)}
         judged = verdicts[verdicts["scored_by"] == "judge"]
         assert len(judged) and (verdicts["scored_by"] != "undecided").all()
         assert set(zip(judged["judge_provider"], judged["judge_model"], judged["judge_endpoint"])) == {
-            ("vllm", MODEL, server.base_url)}
+            ("vllm", "omni", server.base_url)}
         assert (verdicts.loc[verdicts["scored_by"] != "judge", "judge_provider"] == "").all()
         assert judged["self_judged"].all() and not verdicts.loc[verdicts["scored_by"] != "judge", "self_judged"].any()
         # structured-output requests: the caption track's captions (with their media), and the two judges (text only)
@@ -101,10 +101,10 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
         assert all(isinstance(b["messages"][-1]["content"], str) for b in judged_bodies)  # text only
         audit = query(project.warehouse, "select * from judge_audit")
         assert set(zip(audit["judge_provider"], audit["judge_model"], audit["judge_endpoint"])) == {
-            ("vllm", MODEL, server.base_url)}
+            ("vllm", "omni", server.base_url)}
         marked = audit.set_index("responder")["self_judged"].to_dict()
         assert marked["vllm"] and not marked.get("oracle", False)  # the oracle's replies: another model's
-        assert "Self-judged: qwen judged its own open replies" in (project.reports / "report.md").read_text()
+        assert "Self-judged: omni judged its own open replies" in (project.reports / "report.md").read_text()
         assert (project.reports / "report.md").is_file()
 
         calls = server.chat_calls

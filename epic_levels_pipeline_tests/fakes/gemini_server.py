@@ -3,6 +3,7 @@
 Listens on 127.0.0.1 at a free port and speaks enough of the API for the real ``google-genai`` SDK
 pointed at it through ``HttpOptions(base_url=server.base_url)``:
 
+* ``GET /{v1beta|v1}/models/{model}`` — the model (any name; what a pre-flight check asks).
 * ``POST /{v1beta|v1}/models/{model}:generateContent`` — answers ``reply_fn(request_json)`` with usage
   metadata (``promptTokenCount``: words of the text parts + 258 per file part; ``candidatesTokenCount``:
   words of the reply, at least 1). Injected faults: with probability ``fault_rate`` a 429 (carrying
@@ -74,6 +75,7 @@ from .local_server import JsonHandler, LocalServer, QuietServer
 FILE_PART_TOKENS = 258
 
 _GENERATE = re.compile(r"^/(v1beta|v1)/models/([^/:]+):generateContent$")
+_MODEL = re.compile(r"^/(v1beta|v1)/models/([^/:]+)$")
 _UPLOAD_START = re.compile(r"^/upload/(v1beta|v1)/files$")
 _UPLOAD_SESSION = re.compile(r"^/upload-session/([0-9a-f]+)$")
 _FILE = re.compile(r"^/(v1beta|v1)/files/([A-Za-z0-9_-]+)$")
@@ -298,6 +300,9 @@ class GeminiTestServer(LocalServer):
     def _route(self, h: _Handler, method: str, path: str, body: bytes) -> None:
         if method == "POST" and (m := _GENERATE.match(path)):
             return self._generate(h, m.group(2), body)
+        if method == "GET" and (m := _MODEL.match(path)):
+            return h._send(200, {"name": f"models/{m.group(2)}", "displayName": m.group(2),
+                                 "supportedGenerationMethods": ["generateContent"]})
         if method == "POST" and _UPLOAD_START.match(path):
             return self._upload_start(h, body)
         if method == "POST" and (m := _UPLOAD_SESSION.match(path)):

@@ -16,6 +16,7 @@ from epic_levels_pipeline import cli
 from epic_levels_pipeline.orchestration import local as orchestrate
 from epic_levels_pipeline.annotations.clips import Clip
 from epic_levels_pipeline.defs.evaluation import EvaluationResource
+from epic_levels_pipeline.defs.judging import qa_judge
 from epic_levels_pipeline.cli.probe import main_probe
 from epic_levels_pipeline.responses.cache import CallCache
 from epic_levels_pipeline.responses.media import make_test_video, sha256_file, silence_audio
@@ -41,8 +42,17 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+def evaluate(*names: str) -> str:
+    """The models file's declared set (top-level keys come before the tables)."""
+    return f"evaluate = {json.dumps(list(names))}\n"
+
+
+def specs_of(resource: EvaluationResource) -> list:
+    return [m.spec for m in resource.plan().models]
+
+
 def entry(name: str, endpoint: str, **keys) -> str:
-    lines = [f"[models.{name}]", 'provider = "vllm"', f'model = "{SERVED}"', f'endpoint = "{endpoint}"']
+    lines = [f"[models.{name}]", 'provider = "vllm"', f'model = "{keys.pop("model", SERVED)}"', f'endpoint = "{endpoint}"']
     lines += [f"{k} = {json.dumps(v)}" for k, v in keys.items()]
     return "\n".join(lines) + "\n"
 
@@ -109,13 +119,16 @@ def test_a_bad_file_fails_the_run_before_any_call(tmp_path, monkeypatch, capsys)
 
 def test_configured_audio_route_is_sent_on_every_media_request_and_routes_are_cached_apart(tmp_path, media):
     with OpenAITestServer(models=(SERVED,), strict_models=True) as server:
-        path = write(tmp_path / "models.toml", entry("in-video", server.base_url, audio="in_video")
+        path = write(tmp_path / "models.toml", evaluate("in-video", "separate")
+                     + entry("in-video", server.base_url, audio="in_video")
                      + entry("separate", server.base_url, audio="separate"))
         cache = CallCache(tmp_path / "calls.sqlite")
         rows = {}
         for name in ("in-video", "separate"):
             before = len(server.chat_bodies())
-            (run,) = EvaluationResource(models=name, model_config_file=str(path)).model_runs(cache)
+            runs = EvaluationResource(models=name, model_config_file=str(path)).model_runs(cache)
+            (run,) = [r for r in runs if r.asked]  # --models narrows: the other declared model reads the cache only
+            assert run.model == name and len(runs) == 2
             rows[name], stats = model_responses(CLIP, ITEMS, media, run)
             assert (rows[name]["status"] == "ok").all() and stats.calls_made == 9
             bodies = server.chat_bodies()[before:]
@@ -129,10 +142,12 @@ def test_configured_audio_route_is_sent_on_every_media_request_and_routes_are_ca
                 assert all("mm_processor_kwargs" not in b for b in bodies)
             config = json.loads(rows[name]["model_config"].iloc[0])
             assert config["audio"] == name.replace("-", "_") and config["model"] == SERVED
+            assert set(rows[name]["model"]) == {name} and set(rows[name]["served_model"]) == {SERVED}
         assert not set(rows["in-video"]["cache_key"]) & set(rows["separate"]["cache_key"])
         calls = server.chat_calls
         for name in ("in-video", "separate"):  # each route's answers come back from its own cache entries
-            (run,) = EvaluationResource(models=name, model_config_file=str(path)).model_runs(cache)
+            (run,) = [r for r in EvaluationResource(models=name, model_config_file=str(path)).model_runs(cache)
+                       if r.asked]
             again, stats = model_responses(CLIP, ITEMS, media, run)
             assert stats.calls_made == 0 and again["cached"].all()
             assert list(again["reply"]) == list(rows[name]["reply"])
@@ -148,14 +163,16 @@ def test_defaults_are_stated_and_flags_that_do_not_apply_are_errors(tmp_path):
     with pytest.raises(ModelConfigError, match="model vllm/qwen .*--media-resolution applies only to gemini"):
         spec.with_flags(media_resolution="low")
     assert spec.with_flags(fps=2.0).fps == 2.0  # mapped: the server samples at 2 fps (mm_processor_kwargs)
-    path = write(tmp_path / "models.toml", entry("mute", "http://127.0.0.1:8000/v1", video="none", audio="none"))
+    path = write(tmp_path / "models.toml", evaluate("mute")
+                 + entry("mute", "http://127.0.0.1:8000/v1", video="none", audio="none"))
     with pytest.raises(dg.Failure, match="model mute: --fps does not apply: its route sends no video"):
-        EvaluationResource(models="mute", model_config_file=str(path), fps=2.0).model_specs()
+        EvaluationResource(models="mute", model_config_file=str(path), fps=2.0).plan()
 
 
 def test_fps_on_video_url_goes_to_the_servers_processor_bounded_by_max_frames(tmp_path, media):
     with OpenAITestServer(models=(SERVED,)) as server:
-        path = write(tmp_path / "models.toml", entry("m", server.base_url, audio="in_video", fps=8.0, max_frames=12))
+        path = write(tmp_path / "models.toml", evaluate("m")
+                     + entry("m", server.base_url, audio="in_video", fps=8.0, max_frames=12))
         (run,) = EvaluationResource(models="m", model_config_file=str(path)).model_runs(None)
         rows, _ = model_responses(CLIP, ITEMS.iloc[:1], media, run)
         (body, *_) = [b for b in server.chat_bodies() if len(message_parts(b)) > 1]
@@ -171,13 +188,13 @@ def test_limits_per_model_with_the_environment_overriding(tmp_path, monkeypatch)
     assert default_limits("openai", "gpt-4o", "http://127.0.0.1:9/v1")[:2] == (16, 0.0)  # a local endpoint
     assert default_limits("openai", "gpt-4o", "https://api.openai.com/v1")[:2] == (32, 500.0)
     assert default_limits("gemini", "gemini-2.5-flash", "https://generativelanguage.googleapis.com")[:2] == (32, 1000.0)
-    path = write(tmp_path / "models.toml", entry("a", "http://127.0.0.1:8000/v1")
+    path = write(tmp_path / "models.toml", evaluate("a", "b") + entry("a", "http://127.0.0.1:8000/v1")
                  + entry("b", "http://127.0.0.1:8001/v1", max_concurrency=3, rpm=90))
-    specs = EvaluationResource(models="a,b", model_config_file=str(path)).model_specs()
+    specs = specs_of(EvaluationResource(models="a,b", model_config_file=str(path)))
     assert [(s.max_concurrency, s.rpm) for s in specs] == [(16, 0.0), (3, 90.0)]
     monkeypatch.setenv("EPIC_LEVELS_CONCURRENCY", "5")
     monkeypatch.setenv("EPIC_LEVELS_RPM", "30")
-    specs = EvaluationResource(models="a,b", model_config_file=str(path)).model_specs()
+    specs = specs_of(EvaluationResource(models="a,b", model_config_file=str(path)))
     assert [(s.max_concurrency, s.rpm) for s in specs] == [(5, 30.0), (5, 30.0)]
 
 
@@ -185,7 +202,8 @@ def test_a_default_vllm_model_keeps_many_requests_in_flight(tmp_path, media):
     items = pd.concat([ITEMS.assign(item_id=ITEMS["item_id"] + f"-{k}", prompt=ITEMS["prompt"] + f" {k}")
                        for k in range(8)], ignore_index=True)
     with OpenAITestServer(models=(SERVED,), latency_s=0.15) as server:
-        (run,) = EvaluationResource(models=f"vllm/{SERVED}", endpoint=server.base_url).model_runs(None)
+        path = write(tmp_path / "models.toml", evaluate(f"vllm/{SERVED}"))
+        (run,) = EvaluationResource(model_config_file=str(path), endpoint=server.base_url).model_runs(None)
         assert (run.concurrency, run.rpm) == (16, 0.0)
         rows, _ = model_responses(CLIP, items, media, run)
     assert (rows["status"] == "ok").all() and len(rows) == 72
@@ -195,20 +213,21 @@ def test_a_default_vllm_model_keeps_many_requests_in_flight(tmp_path, media):
 # -- the judge --------------------------------------------------------------------------------------
 
 def test_no_judge_unless_named_and_self_judging_only_when_asked(tmp_path):
-    path = write(tmp_path / "models.toml", entry("m", "http://127.0.0.1:8000/v1")
-                 + entry("other", "http://127.0.0.1:8001/v1"))
+    path = write(tmp_path / "models.toml", evaluate("m") + entry("m", "http://127.0.0.1:8000/v1")
+                 + entry("other", "http://127.0.0.1:8001/v1", model="judge-model"))
     cfg = {"models": "m", "model_config_file": str(path)}
-    assert EvaluationResource(**cfg).judge(None) == (None, "")
+    judge_of = lambda **more: qa_judge(EvaluationResource(**cfg, **more), None)  # noqa: E731
+    assert judge_of() == (None, "")
     with pytest.raises(dg.Failure, match="would judge its own replies: pass --judge self"):
-        EvaluationResource(**cfg, judge_model="m").judge(None)
-    judge, name = EvaluationResource(**cfg, judge_model="self").judge(None)
-    assert judge.self_judging and name == f"vllm/{SERVED} (judging its own replies)"
-    judge, name = EvaluationResource(**cfg, judge_model="m", allow_self_judge=True).judge(None)
+        judge_of(judge_model="m")
+    judge, name = judge_of(judge_model="self")
+    assert judge.self_judging and name == "m (judging its own replies)"
+    judge, name = judge_of(judge_model="m", allow_self_judge=True)
     assert judge.self_judging
-    judge, name = EvaluationResource(**cfg, judge_model="other").judge(None)
-    assert not judge.self_judging and name == f"vllm/{SERVED}"
+    judge, name = judge_of(judge_model="other")
+    assert not judge.self_judging and name == "other"
     filed = write(tmp_path / "judged.toml", 'judge = "other"\n' + path.read_text())
-    assert EvaluationResource(models="m", model_config_file=str(filed)).judge_model_name() == "other"
+    assert EvaluationResource(models="m", model_config_file=str(filed)).plan().judge.name == "other"
 
 
 # -- probe --------------------------------------------------------------------------------------------

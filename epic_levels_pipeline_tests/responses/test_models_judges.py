@@ -68,8 +68,8 @@ def test_the_panel_of_a_run(tmp_path):
 
 
 def test_a_judge_that_is_a_model_of_the_run_is_refused_unless_asked(tmp_path):
-    path = write(tmp_path, 'judges = ["local-a", "asked"]')
-    with pytest.raises(dg.Failure, match="judge asked is also a model of the run"):
+    path = write(tmp_path, 'evaluate = ["asked"]\njudges = ["local-a", "asked"]')
+    with pytest.raises(dg.Failure, match="judge asked is also an evaluated model"):
         EvaluationResource(model_config_file=str(path), models="asked").judge_panel()
     panel, _ = EvaluationResource(model_config_file=str(path), models="asked", allow_self_judge=True).judge_panel()
     assert [own for *_, own in panel] == [False, True]

@@ -40,6 +40,7 @@ Decisions and edge cases:
 from __future__ import annotations
 
 import importlib
+import ipaddress
 import json
 import os
 import warnings
@@ -206,18 +207,30 @@ def identity_of(provider: Provider) -> ProviderIdentity:
     return ProviderIdentity(provider.provider, provider.model, normalise_endpoint(provider.endpoint))
 
 
-def key_for(provider: str, variables: tuple[str, ...], env: Mapping[str, str] | None = None) -> str:
+def is_loopback(endpoint: str) -> bool:
+    """Whether ``endpoint``'s host is this machine (``localhost`` or a loopback address)."""
+    host = (urlsplit(endpoint or "").hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def key_for(provider: str, variables: tuple[str, ...], env: Mapping[str, str] | None = None,
+            endpoint: str = "") -> str:
     """The key to send, read from ``variables`` (a models-file entry's ``api_key_env``, else the
-    provider's usual ones); the placeholder for a local server without one; ValueError naming the
-    variables otherwise (never the key)."""
+    provider's usual ones); the placeholder for a local server (vLLM, SGLang, or any provider at a loopback
+    endpoint) without one; ValueError naming the variables otherwise (never the key)."""
     env = os.environ if env is None else env
     for var in variables:
         value = (env.get(var) or "").strip()
         if value:
             return value
-    if provider in ("vllm", "sglang"):
+    if provider in ("vllm", "sglang") or is_loopback(endpoint):
         return LOCAL_PLACEHOLDER_KEY
-    raise ValueError(f"no API key for {provider}: set {' or '.join(variables)}")
+    raise ValueError(f"no API key: set {' or '.join(variables)} (or serve it at a loopback endpoint, which needs none)")
 
 
 def provider_for(spec, cache: "CallCache | None" = None, env: Mapping[str, str] | None = None) -> Provider:
@@ -225,7 +238,7 @@ def provider_for(spec, cache: "CallCache | None" = None, env: Mapping[str, str] 
     ``from_spec(spec, cache, api_key)``; ValueError when its key is missing."""
     _check_provider(spec.provider)
     module = importlib.import_module(f"{__package__}.{PROVIDERS[spec.provider]}")
-    return module.from_spec(spec, cache, key_for(spec.provider, tuple(spec.api_key_env), env))
+    return module.from_spec(spec, cache, key_for(spec.provider, tuple(spec.api_key_env), env, spec.endpoint))
 
 
 def make_provider(name: str, model: str, *, base_url: str | None = None,

@@ -184,6 +184,14 @@ class GeminiCaller(GeminiFiles, GeminiContextCaching, JudgeCalls):
         parts = [p for p in (media, types.Part(text=request.prompt)) if p is not None]
         return [types.Content(role="user", parts=parts)], None
 
+    async def reachable(self) -> str | None:
+        """None when the service answers for the model (``models.get``), else why not (a pre-flight check)."""
+        try:
+            await self._loop_state().client.aio.models.get(model=self.model)
+        except Exception as exc:  # noqa: BLE001 - any failure is the answer
+            return f"{type(exc).__name__}: {str(exc)[:200]}"
+        return None
+
     async def aclose(self) -> None:
         """Close the SDK client of the running loop (clients of finished loops are dropped with
         them)."""

@@ -432,6 +432,17 @@ class OpenAICompatCaller(JudgeCalls):
             raise RetryableError(f"{type(exc).__name__}: {exc}", status=0) from None
         return [m.id for m in page.data]
 
+    async def reachable(self) -> str | None:
+        """None when the server answers ``/v1/models`` (and, for vLLM / SGLang, lists the model), else why not."""
+        try:
+            served = await self.served_models()
+        except (RetryableError, ValueError) as exc:
+            return str(exc)[:300]
+        if self.provider in ("vllm", "sglang") and self.model not in served:
+            return (f"the server serves {', '.join(served) or 'no model'}, not {self.model!r} (set model to the "
+                    "name given to --served-model-name)")
+        return None
+
     def _scrub(self, text: str) -> str:
         """``text`` with the API key (if a real one) replaced by ``***``."""
         key = self._api_key
