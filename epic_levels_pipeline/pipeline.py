@@ -4,9 +4,9 @@
 
 1. load and validate the annotation folder once (:func:`annotations.load_annotations`);
 2. build the entity catalogue once (:func:`catalogue.build_catalogue`);
-3. per clip: ``clip_annotations`` → ``build_bank`` → ``build_items`` (on a :class:`ClipView`) →
+3. per clip, :func:`clip_chain`: ``clip_annotations`` → ``build_bank`` → ``build_items`` →
    ``offline_responses`` → ``verdicts`` (no judge: undecided rows stay undecided, as in the graph
-   without a judge model);
+   without a judge model); the ``questions`` command and the tests run it, and the assets its steps;
 4. across clips: ``tables.scores``, ``paired_comparisons``, ``over_marking`` and ``shortcut_audit``
    (with ``audits.shortcut_rates`` of all questions).
 
@@ -32,12 +32,14 @@ from .annotations.clip_rows import iter_clips_annotations
 from .annotations.clip_keys import read_manifest
 from .formats.items import ITEM_COLUMNS, build_items
 from .bank.tables import QUESTION_COLUMNS
-from .bank.build import build_bank
+from .bank.build import Bank, build_bank
 from .responses.offline import OFFLINE_RESPONDERS
 from .responses.runner import RESPONSE_COLUMNS, offline_responses
 from .scoring.verdicts import VERDICT_COLUMNS, verdicts as make_verdicts
+from .seeding import DEFAULT_SEED
 from .settings import Paths
 from .bank.subtypes import BankConfig
+from .scoring.metrics.clip_partials import clip_partials
 from .scoring.metrics.tables import over_marking, paired_comparisons, scores, shortcut_audit
 
 DEFAULT_RESPONDERS = OFFLINE_RESPONDERS
@@ -67,6 +69,48 @@ def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+@dataclass
+class ClipTables:
+    """One clip through the chain: its bank, items (and the open prompts the checker sent to 4b), and, when
+    responders were asked, their offline responses and the verdicts."""
+
+    clip: Clip
+    bank: Bank
+    items: pd.DataFrame
+    rejected: list[str]
+    responses: pd.DataFrame | None = None
+    verdicts: pd.DataFrame | None = None
+    partials: dict[str, pd.DataFrame] | None = None
+
+
+def clip_chain(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, *, config: BankConfig | None = None,
+               responders: tuple[str, ...] | list[str] | None = None, seed: int = DEFAULT_SEED, judge=None,
+               partials: bool = False, seconds: Counter | None = None, started: float | None = None) -> ClipTables:
+    """One clip's bank → items → offline responses → verdicts (when ``responders`` is given) → partial results
+    (with ``partials``). ``seconds`` adds each stage's wall time, counted from ``started`` (default: now)."""
+    t = time.perf_counter() if started is None else started
+
+    def lap(stage: str) -> None:
+        nonlocal t
+        now = time.perf_counter()
+        if seconds is not None:
+            seconds[stage] += now - t
+        t = now
+
+    bank = build_bank(clip, rows, catalogue, config)
+    lap("questions")
+    items, rejected = build_items(bank.questions, ClipView(clip, rows, catalogue), catalogue, seed=seed)
+    lap("items")
+    if responders is None:
+        return ClipTables(clip, bank, items, rejected)
+    responses = offline_responses(clip, items, bank.questions, rows, catalogue, list(responders))
+    lap("responses")
+    verdicts = make_verdicts(responses, items, judge=judge)
+    lap("verdicts")
+    made = clip_partials(verdicts, bank.questions, items) if partials else None
+    return ClipTables(clip, bank, items, rejected, responses, verdicts, made)
+
+
 def questions_and_items(paths: Paths, clips: list[Clip] | None = None, *, annotations: Annotations | None = None,
                         catalogue: Catalogue | None = None,
                         config: BankConfig | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -74,13 +118,9 @@ def questions_and_items(paths: Paths, clips: list[Clip] | None = None, *, annota
     clips = list(read_manifest(paths.manifest)) if clips is None else list(clips)
     ann = annotations if annotations is not None else load_annotations(paths.annotations)
     cat = catalogue if catalogue is not None else build_catalogue(ann)
-    questions, items = [], []
-    for clip, rows in iter_clips_annotations(ann, clips):
-        bank = build_bank(clip, rows, cat, config)
-        clip_items, _ = build_items(bank.questions, ClipView(clip, rows, cat), cat)
-        questions.append(bank.questions)
-        items.append(clip_items)
-    return _concat(questions, QUESTION_COLUMNS), _concat(items, ITEM_COLUMNS)
+    chains = [clip_chain(clip, rows, cat, config=config) for clip, rows in iter_clips_annotations(ann, clips)]
+    return (_concat([c.bank.questions for c in chains], QUESTION_COLUMNS),
+            _concat([c.items for c in chains], ITEM_COLUMNS))
 
 
 def run_core(paths: Paths, clips: list[Clip] | None = None,
@@ -110,24 +150,13 @@ def run_core(paths: Paths, clips: list[Clip] | None = None,
     drops: Counter = Counter()
     t = time.perf_counter()
     for clip, rows in iter_clips_annotations(ann, clips):
-        bank = build_bank(clip, rows, cat, config)
-        drops.update(bank.drops)
-        t_bank = time.perf_counter()
-        clip_items, _rejected = build_items(bank.questions, ClipView(clip, rows, cat), cat)
-        t_items = time.perf_counter()
-        clip_responses = offline_responses(clip, clip_items, bank.questions, rows, cat, list(responders))
-        t_resp = time.perf_counter()
-        clip_verdicts = make_verdicts(clip_responses, clip_items) if len(clip_responses) else \
-            pd.DataFrame(columns=VERDICT_COLUMNS)
-        t_verd = time.perf_counter()
-        stage["questions"] += t_bank - t  # includes the clip's share of the interval join
-        stage["items"] += t_items - t_bank
-        stage["responses"] += t_resp - t_items
-        stage["verdicts"] += t_verd - t_resp
-        questions.append(bank.questions)
-        items.append(clip_items)
-        responses.append(clip_responses)
-        verdicts.append(clip_verdicts)
+        # (the questions' time includes the clip's share of the interval join, since ``t``)
+        chain = clip_chain(clip, rows, cat, config=config, responders=responders, seconds=stage, started=t)
+        drops.update(chain.bank.drops)
+        questions.append(chain.bank.questions)
+        items.append(chain.items)
+        responses.append(chain.responses)
+        verdicts.append(chain.verdicts)
         t = time.perf_counter()
     seconds.update(stage)
 

@@ -175,29 +175,23 @@ def offline_tables(ann, cat) -> dict:
 
     import pandas as pd
 
-    from epic_levels_pipeline.bank.clip_view import ClipView
     from epic_levels_pipeline.annotations.clip_rows import clip_annotations
     from epic_levels_pipeline.annotations.clip_keys import read_manifest
-    from epic_levels_pipeline.formats.items import build_items
-    from epic_levels_pipeline.bank.build import build_bank
-    from epic_levels_pipeline.responses.runner import offline_responses
-    from epic_levels_pipeline.scoring.verdicts import verdicts
+    from epic_levels_pipeline.pipeline import clip_chain
 
     out = {"questions": [], "items": [], "responses": [], "verdicts": [], "rejected": []}
     drops = Counter()
     banks = {}
     for clip in read_manifest(ROOT / "data" / "clips.csv"):
         rows = clip_annotations(ann, clip)
-        bank = build_bank(clip, rows, cat)
-        banks[clip.key] = (clip, rows, bank)
-        items, rejected = build_items(bank.questions, ClipView(clip, rows, cat), cat)
-        responses = offline_responses(clip, items, bank.questions, rows, cat, OFFLINE_RESPONDERS)
-        out["questions"].append(bank.questions)
-        out["items"].append(items)
-        out["responses"].append(responses)
-        out["verdicts"].append(verdicts(responses, items))
-        out["rejected"] += rejected
-        drops.update(bank.drops)
+        chain = clip_chain(clip, rows, cat, responders=OFFLINE_RESPONDERS)
+        banks[clip.key] = (clip, rows, chain.bank)
+        out["questions"].append(chain.bank.questions)
+        out["items"].append(chain.items)
+        out["responses"].append(chain.responses)
+        out["verdicts"].append(chain.verdicts)
+        out["rejected"] += chain.rejected
+        drops.update(chain.bank.drops)
     return {**{k: (pd.concat(v, ignore_index=True) if k != "rejected" else v) for k, v in out.items()}, "drops": drops,
             "banks": banks}
 

@@ -35,17 +35,13 @@ def _bank_for_clip(paths: Paths, key: str):
     from ..annotations.clips import Clip
     from ..annotations.clip_rows import clip_annotations
     from ..annotations.readers import load_annotations
-    from ..bank.build import build_bank
-    from ..bank.clip_view import ClipView
-    from ..formats.items import build_items
+    from ..pipeline import clip_chain
 
     clip = Clip.from_key(key)
     ann = load_annotations(paths.annotations)
     cat = build_catalogue(ann)
-    rows = clip_annotations(ann, clip)
-    bank = build_bank(clip, rows, cat)
-    items, _ = build_items(bank.questions, ClipView(clip, rows, cat), cat)
-    return bank.questions, items, "computed now (not materialized yet)"
+    chain = clip_chain(clip, clip_annotations(ann, clip), cat)
+    return chain.bank.questions, chain.items, "computed now (not materialized yet)"
 
 
 def cmd_questions(args: argparse.Namespace) -> int:

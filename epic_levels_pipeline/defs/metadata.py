@@ -8,6 +8,7 @@ import dagster as dg
 import pandas as pd
 
 from ..schemas.registry import SCHEMAS
+from .partitions import clip_keys
 
 # Outside code spans, the characters Markdown would read as emphasis, links or HTML: escaped so that the UI shows
 # a description as written ('*' roll-ups, <dataset>__<video> keys).
@@ -168,3 +169,38 @@ def batch_metadata(per_clip: dict[str, dict], context, asset_key: str | None = N
             own["batch_summary"] = shared["batch_summary"]
         context.add_asset_metadata(own, asset_key=asset_key, partition_key=key)
     return {} if own_entries else shared
+
+
+class ClipBatch:
+    """The clips one per-clip step materializes (one partition, or a batch of consecutive ones): each output's
+    table and metadata per clip, and the step's outputs with the batch's metadata (:func:`batch_metadata`).
+
+    ``for key in clips`` visits the clips; :meth:`metadata` is :func:`clip_table_metadata` of one clip's frame
+    (the batch's first clip of an output carries the column schema); :meth:`add` keeps a clip's table and
+    metadata; :meth:`output` is the step's ``dg.Output`` of an output (``None``: a single asset's)."""
+
+    def __init__(self, context, outputs: tuple[str | None, ...] = (None,)):
+        self.context = context
+        self.keys = clip_keys(context)
+        self.batch = len(self.keys) > 1
+        self.tables: dict = {name: {} for name in outputs}
+        self.metas: dict = {name: {} for name in outputs}
+
+    def __iter__(self):
+        return iter(self.keys)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def metadata(self, frame: pd.DataFrame, sample_columns: list[str] | None = None, sample_rows: int = 5,
+                 output: str | None = None) -> dict:
+        return clip_table_metadata(frame, sample_columns, sample_rows, batch=self.batch, first=not self.metas[output])
+
+    def add(self, key: str, table, meta: dict, output: str | None = None) -> None:
+        self.tables[output][key] = table
+        self.metas[output][key] = meta
+
+    def output(self, output: str | None = None, extra: dict | None = None, **kwargs) -> dg.Output:
+        meta = {**batch_metadata(self.metas[output], self.context, output), **(extra or {})}
+        named = {"output_name": output} if output is not None else {}
+        return dg.Output(self.tables[output], metadata=meta, **named, **kwargs)

@@ -56,13 +56,8 @@ def bundled_partials(offline_bank):
     """Each bundled clip's partial tables (as the clip_partials step makes them), combined in clip order."""
     v, q, it = offline_bank["verdicts"], offline_bank["questions"], offline_bank["items"]
     clips = sorted(v["clip_key"].unique())
-    return {
-        "score_partials": P.combine("score_partials", *[P.score_partials(per_clip(v, c)) for c in clips]),
-        "pair_partials": P.combine("pair_partials", *[P.pair_partials(per_clip(v, c)) for c in clips]),
-        "prior_partials": P.combine("prior_partials", *[P.prior_partials(per_clip(q, c), per_clip(it, c)) for c in clips]),
-        "presence_partials": P.combine("presence_partials", *[P.presence_partials(per_clip(q, c)) for c in clips]),
-        "judge_partials": P.combine("judge_partials", *[P.judge_partials(per_clip(v, c), per_clip(it, c)) for c in clips]),
-    }
+    made = [P.clip_partials(per_clip(v, c), per_clip(q, c), per_clip(it, c)) for c in clips]
+    return {name: P.combine(name, *[m[name] for m in made]) for name in P.PARTIAL_COLUMNS}
 
 
 @pytest.mark.slow  # the reference tables of every bundled verdict take half a minute on 2 cores

@@ -11,8 +11,8 @@ from ...annotations.clips import Clip, gaps
 from ...annotations.clip_rows import clips_annotations
 from ...annotations.clip_hash import content_hash
 from ...errors import AnnotationError
-from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
-from ..partitions import CLIP_BACKFILL, clip_keys, clip_partitions
+from ..metadata import ClipBatch, counts_markdown, markdown_table, table_metadata
+from ..partitions import CLIP_BACKFILL, clip_partitions
 from ..resources import ProjectResource
 
 ANNOTATION_TABLES = list(TABLE_COLUMNS)
@@ -109,26 +109,25 @@ def clip_annotations(context: dg.AssetExecutionContext, sounds: pd.DataFrame, na
     """One interval join per table for every clip of the run. The content hash of a clip's rows is its
     data version when the run holds one clip, and is in its materialization's metadata either way
     (``content_hash``; a batch's partitions share one data version)."""
-    keys = clip_keys(context)
+    clips = ClipBatch(context)
     tables = {"sounds": sounds, "narrations": narrations, "activities": activities, "recipe_steps": recipe_steps,
               "object_tracks": object_tracks}
-    by_clip = clips_annotations(annotations_from(tables), [Clip.from_key(k) for k in keys])
-    digests, per_clip = {}, {}
-    batch = len(keys) > 1
+    by_clip = clips_annotations(annotations_from(tables), [Clip.from_key(k) for k in clips])
+    digests = {}
     for key, rows in by_clip.items():
         clip = Clip.from_key(key)
         digests[key] = content_hash(rows)
-        meta = clip_table_metadata(rows, ["stream", "row_id", "label", "start_s", "stop_s", "start_clipped_s",
-                                          "stop_clipped_s"], 12, batch=batch, first=not per_clip)
+        meta = clips.metadata(rows, ["stream", "row_id", "label", "start_s", "stop_s", "start_clipped_s",
+                                     "stop_clipped_s"], 12)
         meta["content_hash"] = digests[key]
-        if not batch:  # a batch's clips keep their counts and hashes (batch_metadata)
+        if not clips.batch:  # a batch's clips keep their counts and hashes (batch_metadata)
             per_stream = rows.groupby(["stream", "in_window"]).size().rename("rows").reset_index() if len(rows) else pd.DataFrame()
             meta.update({
                 "dataset": clip.dataset, "video_id": clip.video_id, "window": f"{clip.start_s:g}-{clip.end_s:g} s",
                 "rows_by_stream": dg.MetadataValue.md(markdown_table(per_stream)),
                 "known_gaps": dg.MetadataValue.md("\n".join(f"- {g}" for g in gaps(clip, rows)) or "_(none)_"),
             })
-        per_clip[key] = meta
-    if len(keys) == 1:
-        return dg.Output(by_clip, metadata=per_clip[keys[0]], data_version=dg.DataVersion(digests[keys[0]]))
-    return dg.Output(by_clip, metadata=batch_metadata(per_clip, context))
+        clips.add(key, rows, meta)
+    if not clips.batch:
+        return clips.output(data_version=dg.DataVersion(digests[clips.keys[0]]))
+    return clips.output()

@@ -14,8 +14,8 @@ from ...responses.runner import ClipMediaInfo
 from ..automation import CROSS_CLIP, PER_CLIP
 from ..evaluation import EvaluationResource
 from ..judging import caption_judges
-from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
-from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
+from ..metadata import ClipBatch, counts_markdown, markdown_table, table_metadata
+from ..partitions import CLIP_BACKFILL, clip_in, clip_partitions
 from ..resources import ProjectResource
 
 ALL_CLIPS = dg.AllPartitionMapping()
@@ -37,24 +37,23 @@ def _bullets(lines: list[str]) -> dg.MetadataValue:
 )
 def caption_references(context: dg.AssetExecutionContext, clip_annotations: dict[str, pd.DataFrame],
                        entity_catalogue: Catalogue):
-    keys = clip_keys(context)
-    frames, metas, problems, notes = {}, {}, [], []  # a batch's problems and notes name their clip
-    for key in keys:
+    clips = ClipBatch(context)
+    problems, notes = [], []  # a batch's problems and notes name their clip
+    for key in clips:
         clip, rows = Clip.from_key(key), clip_annotations[key]
-        frames[key] = frame = track.caption_references(clip, rows, entity_catalogue)
+        frame = track.caption_references(clip, rows, entity_catalogue)
         info = track.reference_metadata(clip, rows, entity_catalogue)
-        problems += [f"{key}: {p}" if len(keys) > 1 else p for p in info["problems"]]
-        notes += [f"{key}: {n}" if len(keys) > 1 else n for n in info["notes"]]
-        meta = clip_table_metadata(frame, ["kind", "unit_id", "start_s", "stop_s", "label", "linked_ids", "source_id"], 10,
-                                   batch=len(keys) > 1, first=not metas)
+        problems += [f"{key}: {p}" if clips.batch else p for p in info["problems"]]
+        notes += [f"{key}: {n}" if clips.batch else n for n in info["notes"]]
+        meta = clips.metadata(frame, ["kind", "unit_id", "start_s", "stop_s", "label", "linked_ids", "source_id"], 10)
         meta.update({k: dg.MetadataValue.int(info[k]) for k in ("events", "actions", "references", "links")})
-        metas[key] = meta
+        clips.add(key, frame, meta)
     yield dg.AssetCheckResult(check_name="reference_structure_valid", asset_key="caption_references",
                               passed=not problems, metadata={"problems": _bullets(problems)})
     if problems:
-        raise dg.Failure(description=f"{len(problems)} problem(s) in the reference structure of {', '.join(frames)}; "
+        raise dg.Failure(description=f"{len(problems)} problem(s) in the reference structure of {', '.join(clips.keys)}; "
                                      "the last good one is kept", metadata={"problems": _bullets(problems)})
-    yield dg.Output(frames, metadata={**batch_metadata(metas, context), "notes": _bullets(notes)})
+    yield clips.output(extra={"notes": _bullets(notes)})
 
 
 @dg.asset(
@@ -70,12 +69,11 @@ def caption_references(context: dg.AssetExecutionContext, clip_annotations: dict
 def caption_responses(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
                       caption_references: dict[str, pd.DataFrame], entity_catalogue: Catalogue,
                       clip_media: dict[str, pd.DataFrame], clip_annotations: dict[str, pd.DataFrame]):
-    outs, metas = {}, {}
+    clips = ClipBatch(context)
     cache = evaluation.cache(project.paths)
-    keys = clip_keys(context)
     try:
         runs = evaluation.model_runs(cache)
-        for key in keys:
+        for key in clips:
             clip, streams = Clip.from_key(key), clip_annotations[key]["stream"]
             frames = [track.caption_responses(clip, caption_references[key], entity_catalogue,
                                               evaluation.caption_offline(), seed=project.seed, streams=streams)]
@@ -87,17 +85,17 @@ def caption_responses(context: dg.AssetExecutionContext, project: ProjectResourc
                 if stats is not None:
                     calls.append({"model": run.model, "requests": stats.requests, "cache_hits": stats.cache_hits,
                                   "calls_made": stats.calls_made, "retries": stats.retries, "errors": stats.errors})
-            outs[key] = out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) \
+            out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) \
                 else frames[0]
-            metas[key] = _responses_metadata(out, calls, batch=len(keys) > 1, first=not metas)
+            clips.add(key, out, _responses_metadata(clips, out, calls))
     finally:
         cache.close()
-    return dg.Output(outs, metadata=batch_metadata(metas, context))
+    return clips.output()
 
 
-def _responses_metadata(out: pd.DataFrame, calls: list[dict], *, batch: bool = False, first: bool = True) -> dict:
-    meta = clip_table_metadata(out, ["condition", "responder", "model", "status", "reply"], 6, batch=batch, first=first)
-    if batch:  # a batch's shared metadata keeps the counts (batch_metadata)
+def _responses_metadata(clips: ClipBatch, out: pd.DataFrame, calls: list[dict]) -> dict:
+    meta = clips.metadata(out, ["condition", "responder", "model", "status", "reply"], 6)
+    if clips.batch:  # a batch's shared metadata keeps the counts (batch_metadata)
         return meta
     by_status = out.groupby(["responder", "model", "condition", "status"]).size().rename("rows").reset_index()
     failed = out[out["status"] != "ok"]
@@ -137,24 +135,23 @@ def _responses_metadata(out: pd.DataFrame, calls: list[dict], *, batch: bool = F
 def caption_alignments(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
                        caption_references: dict[str, pd.DataFrame], caption_responses: dict[str, pd.DataFrame],
                        entity_catalogue: Catalogue):
-    aligned, scores, sweeps, meta_a, meta_s, meta_t = {}, {}, {}, {}, {}, {}
-    swaps, votes = {}, {}
+    clips = ClipBatch(context, ("caption_alignments", "caption_response_scores", "caption_judge_partials",
+                                "caption_judge_votes", "caption_threshold_partials"))
     cache = evaluation.cache(project.paths)
     try:
-        keys = clip_keys(context)
         panel, judge_model = caption_judges(evaluation, cache)
-        for key in keys:
+        for key in clips:
             judge = panel.fresh() if panel is not None else None  # one panel per clip: its votes are the clip's
             alignments, scored = track.caption_alignments(caption_references[key], caption_responses[key],
                                                           entity_catalogue, judge)
-            aligned[key], scores[key] = alignments, scored
-            swaps[key] = track.caption_judge_partials(caption_references[key], caption_responses[key],
-                                                      entity_catalogue, judge)
-            votes[key] = track.caption_judge_votes(judge).assign(clip_key=key)
-            sweeps[key] = sweep = track.caption_threshold_partials(caption_references[key], caption_responses[key],
-                                                                   entity_catalogue, judge)
-            meta_t[key] = clip_table_metadata(sweep, ["unit", "threshold", "condition", "responder", "action_f1"], 6,
-                                              batch=len(keys) > 1, first=not meta_t)
+            for name, frame in (("caption_judge_partials", track.caption_judge_partials(
+                                     caption_references[key], caption_responses[key], entity_catalogue, judge)),
+                                ("caption_judge_votes", track.caption_judge_votes(judge).assign(clip_key=key))):
+                clips.add(key, frame, clips.metadata(frame, output=name), name)
+            sweep = track.caption_threshold_partials(caption_references[key], caption_responses[key],
+                                                     entity_catalogue, judge)
+            clips.add(key, sweep, clips.metadata(sweep, ["unit", "threshold", "condition", "responder", "action_f1"], 6,
+                                                 "caption_threshold_partials"), "caption_threshold_partials")
             greedy = scored[scored["matcher"] == "greedy"]
             summary = greedy.groupby(["responder", "model", "condition"], sort=False)[track.MAIN_METRICS].mean().round(3).reset_index()
             verdicts = alignments.groupby(["matcher", "unit", "verdict", "verdict_by"], dropna=False).size().rename("units").reset_index()
@@ -168,21 +165,16 @@ def caption_alignments(context: dg.AssetExecutionContext, project: ProjectResour
                          "semantic": (f"{int(greedy[track.SEMANTIC_PAIR_COUNTS].sum().sum())} aligned pairs scored, "
                                       f"{int(greedy['n_semantic_unscored'].sum())} not (judge failed or could not tell)")
                          if judge is not None else track.NO_JUDGE_NOTE})
-            meta_a[key] = meta
-            meta_s[key] = {
+            clips.add(key, alignments, meta, "caption_alignments")
+            clips.add(key, scored, {
                 **table_metadata(scored, ["responder", "model", "condition", "matcher", "parsed", "event_f1", "action_f1"], 8),
                 "unparsed": dg.MetadataValue.int(len(unparsed)),
-                "unparsed_reasons": dg.MetadataValue.md(counts_markdown(unparsed["parse_error"].fillna("").value_counts().to_dict()))}
+                "unparsed_reasons": dg.MetadataValue.md(counts_markdown(unparsed["parse_error"].fillna("").value_counts().to_dict()))},
+                "caption_response_scores")
     finally:
         cache.close()
-    yield dg.Output(aligned, output_name="caption_alignments", metadata=batch_metadata(meta_a, context, "caption_alignments"))
-    yield dg.Output(scores, output_name="caption_response_scores", metadata=batch_metadata(meta_s, context, "caption_response_scores"))
-    for name, frames in (("caption_judge_partials", swaps), ("caption_judge_votes", votes)):
-        metas = {key: clip_table_metadata(frame, None, 5, batch=len(frames) > 1, first=i == 0)
-                 for i, (key, frame) in enumerate(frames.items())}
-        yield dg.Output(frames, output_name=name, metadata=batch_metadata(metas, context, name))
-    yield dg.Output(sweeps, output_name="caption_threshold_partials",
-                    metadata=batch_metadata(meta_t, context, "caption_threshold_partials"))
+    for name in clips.tables:
+        yield clips.output(name)
 
 
 @dg.asset(

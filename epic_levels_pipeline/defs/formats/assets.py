@@ -8,9 +8,9 @@ from ...bank.clip_view import ClipView
 from ...records import records
 from ...annotations.clips import Clip
 from ...formats.items import build_items, format_problems, open_problems, statement_truth_problems
-from ..metadata import batch_metadata, clip_table_metadata, counts_markdown
+from ..metadata import ClipBatch, counts_markdown
 from ..automation import PER_CLIP
-from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
+from ..partitions import CLIP_BACKFILL, clip_in, clip_partitions
 from ..resources import ProjectResource
 
 
@@ -30,34 +30,32 @@ from ..resources import ProjectResource
 )
 def items(context: dg.AssetExecutionContext, project: ProjectResource, questions: dict[str, pd.DataFrame],
           clip_annotations: dict[str, pd.DataFrame], entity_catalogue: Catalogue):
-    frames, metas = {}, {}
+    clips = ClipBatch(context)
     problems = {"five_formats_per_question": [], "no_list_dependent_wording": [], "statement_truths_from_solvers": []}
-    keys = clip_keys(context)
-    batch = len(keys) > 1
-    for key in keys:
+    for key in clips:
         clip, clip_questions = Clip.from_key(key), questions[key]
         view = ClipView(clip, clip_annotations[key], entity_catalogue)
         frame, rejected = build_items(clip_questions, view, entity_catalogue, seed=project.seed)
-        meta = clip_table_metadata(frame, ["format", "expected", "chance", "prompt"], 6, batch=batch, first=not metas)
-        if not batch:  # a batch's shared metadata keeps the counts (batch_metadata)
+        meta = clips.metadata(frame, ["format", "expected", "chance", "prompt"], 6)
+        if not clips.batch:  # a batch's shared metadata keeps the counts (batch_metadata)
             yes = frame[frame["format"] == "yes_no"]
             meta.update({
                 "by_format": dg.MetadataValue.md(counts_markdown(frame["format"].value_counts().to_dict(), "format", "items")),
                 "yes_no_true_share": float((yes["expected"] == "yes").mean()) if len(yes) else 0.0,
                 "open_rejected_to_option_judgement": dg.MetadataValue.md("\n".join(f"- {r}" for r in rejected) or "_(none)_"),
             })
-        frames[key], metas[key] = frame, meta
+        clips.add(key, frame, meta)
         problems["five_formats_per_question"] += format_problems(frame, clip_questions)
         open_items = records(frame.loc[(frame["base_format"] == "open").to_numpy(), ["item_id", "prompt", "options"]])
         problems["no_list_dependent_wording"] += [f"{r.item_id}: {p}" for r in open_items
                                                   for p in open_problems(r.prompt, list(r.options))]
         problems["statement_truths_from_solvers"] += statement_truth_problems(frame, view, clip_questions)
     # Blocking checks run before anything is written: failing items never replace the last good ones.
-    n = sum(len(f) for f in frames.values())
+    n = sum(len(f) for f in clips.tables[None].values())
     for name, found in problems.items():
         yield dg.AssetCheckResult(check_name=name, passed=not found,
                                   metadata={"items": n, "problems": dg.MetadataValue.md("\n".join(found[:200]) or "_(none)_")})
     failed = [name for name, found in problems.items() if found]
     if failed:
-        raise dg.Failure(description=f"items of {', '.join(frames)} failed blocking checks {failed}; the last good items are kept")
-    yield dg.Output(frames, metadata=batch_metadata(metas, context))
+        raise dg.Failure(description=f"items of {', '.join(clips.keys)} failed blocking checks {failed}; the last good items are kept")
+    yield clips.output()

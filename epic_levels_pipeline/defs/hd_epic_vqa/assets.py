@@ -21,9 +21,9 @@ from ...scoring.metrics import partials as clip_partial
 from ...scoring.verdicts import verdicts as make_verdicts
 from ..evaluation import EvaluationResource
 from ..judging import qa_judge
-from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
+from ..metadata import ClipBatch, counts_markdown, markdown_table, table_metadata
 from ..automation import CROSS_CLIP
-from ..partitions import MAX_CLIPS_PER_RUN, clip_in, clip_keys
+from ..partitions import MAX_CLIPS_PER_RUN, clip_in
 from ..resources import ProjectResource
 
 #: One dynamic partition per video of the imported questions: ``hd_epic_vqa__<video id>``.
@@ -103,15 +103,12 @@ def hd_epic_vqa_import(context: dg.AssetExecutionContext, config: VqaImportConfi
                 "item: nothing verifies a second statement).",
 )
 def hd_epic_vqa_items(context: dg.AssetExecutionContext, hd_epic_vqa_all_items: pd.DataFrame):
-    frames, metas = {}, {}
-    keys = clip_keys(context)
+    clips = ClipBatch(context)
     by_video = dict(tuple(hd_epic_vqa_all_items.groupby("clip_key", sort=False)))
-    for key in keys:
+    for key in clips:
         frame = by_video.get(key, hd_epic_vqa_all_items.iloc[:0]).reset_index(drop=True)
-        frames[key] = frame
-        metas[key] = clip_table_metadata(frame, ["item_id", "format", "expected", "chance"], 6,
-                                         batch=len(keys) > 1, first=not metas)
-    return dg.Output(frames, metadata=batch_metadata(metas, context))
+        clips.add(key, frame, clips.metadata(frame, ["item_id", "format", "expected", "chance"], 6))
+    return clips.output()
 
 
 @dg.asset(
@@ -125,29 +122,27 @@ def hd_epic_vqa_items(context: dg.AssetExecutionContext, hd_epic_vqa_all_items: 
 def hd_epic_vqa_responses(context: dg.AssetExecutionContext, evaluation: EvaluationResource,
                           project: ProjectResource, hd_epic_vqa_items: dict[str, pd.DataFrame],
                           hd_epic_vqa_questions: pd.DataFrame):
-    outs, metas = {}, {}
+    clips = ClipBatch(context)
     pools = answer_pools(hd_epic_vqa_questions)
     cache = evaluation.cache(project.paths)
-    keys = clip_keys(context)
     try:
         runs = evaluation.model_runs(cache)
         media = ClipMediaInfo(reason=NO_MEDIA)
-        for key in keys:
+        for key in clips:
             items = hd_epic_vqa_items[key]
             frames = [imported_responses(items, evaluation.offline(), pools)]
             video = Clip(DATASET, key.split("__", 1)[-1], 0.0, 0.0)  # the conditions are the items' own (audio_annotated)
             frames += [model_responses(video, items, media, run, progress=context.log.info)[0] for run in runs]
             frames = [f for f in frames if len(f)] or frames[:1]
-            outs[key] = out = pd.concat(frames, ignore_index=True)
-            meta = clip_table_metadata(out, ["item_id", "condition", "responder", "status", "reply"], 6,
-                                       batch=len(keys) > 1, first=not metas)
-            if len(keys) == 1 and len(out):
+            out = pd.concat(frames, ignore_index=True)
+            meta = clips.metadata(out, ["item_id", "condition", "responder", "status", "reply"], 6)
+            if not clips.batch and len(out):
                 status = out.groupby(["responder", "model", "condition", "status"]).size().rename("rows").reset_index()
                 meta["by_status"] = dg.MetadataValue.md(markdown_table(status, 60))
-            metas[key] = meta
+            clips.add(key, out, meta)
     finally:
         cache.close()
-    return dg.Output(outs, metadata=batch_metadata(metas, context))
+    return clips.output()
 
 
 @dg.asset(
@@ -158,20 +153,19 @@ def hd_epic_vqa_responses(context: dg.AssetExecutionContext, evaluation: Evaluat
 )
 def hd_epic_vqa_verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
                          hd_epic_vqa_responses: dict[str, pd.DataFrame], hd_epic_vqa_items: dict[str, pd.DataFrame]):
-    frames, metas = {}, {}
+    clips = ClipBatch(context)
     cache = evaluation.cache(project.paths)
-    keys = clip_keys(context)
     try:
         judge, _ = qa_judge(evaluation, cache)
-        for key in keys:
-            frames[key] = frame = make_verdicts(hd_epic_vqa_responses[key], hd_epic_vqa_items[key], judge=judge)
-            metas[key] = {**clip_table_metadata(frame, ["item_id", "condition", "responder", "parsed", "correct",
-                                                        "scored_by"], 6, batch=len(keys) > 1, first=not metas),
-                          "undecided": int((frame["scored_by"] == "undecided").sum()),
-                          "judge_failed": int((frame["scored_by"] == "judge_failed").sum())}
+        for key in clips:
+            frame = make_verdicts(hd_epic_vqa_responses[key], hd_epic_vqa_items[key], judge=judge)
+            clips.add(key, frame, {**clips.metadata(frame, ["item_id", "condition", "responder", "parsed", "correct",
+                                                            "scored_by"], 6),
+                                   "undecided": int((frame["scored_by"] == "undecided").sum()),
+                                   "judge_failed": int((frame["scored_by"] == "judge_failed").sum())})
     finally:
         cache.close()
-    return dg.Output(frames, metadata=batch_metadata(metas, context))
+    return clips.output()
 
 
 @dg.multi_asset(
@@ -184,14 +178,14 @@ def hd_epic_vqa_verdicts(context: dg.AssetExecutionContext, project: ProjectReso
                                                                "clip against no_clip).")},
 )
 def hd_epic_vqa_partials(context: dg.AssetExecutionContext, hd_epic_vqa_verdicts: dict[str, pd.DataFrame]):
-    keys = clip_keys(context)
     made = {"hd_epic_vqa_score_partials": clip_partial.score_partials,
             "hd_epic_vqa_pair_partials": clip_partial.pair_partials}
+    clips = ClipBatch(context, tuple(made))
     for name, build in made.items():
-        frames = {key: build(hd_epic_vqa_verdicts[key]) for key in keys}
-        metas = {key: clip_table_metadata(frame, None, 5, batch=len(keys) > 1, first=i == 0)
-                 for i, (key, frame) in enumerate(frames.items())}
-        yield dg.Output(frames, output_name=name, metadata=batch_metadata(metas, context, name))
+        for key in clips:
+            frame = build(hd_epic_vqa_verdicts[key])
+            clips.add(key, frame, clips.metadata(frame, output=name), name)
+        yield clips.output(name)
 
 
 @dg.asset(
@@ -203,11 +197,11 @@ def hd_epic_vqa_partials(context: dg.AssetExecutionContext, hd_epic_vqa_verdicts
 )
 def hd_epic_vqa_official_partials(context: dg.AssetExecutionContext, hd_epic_vqa_responses: dict[str, pd.DataFrame],
                                   hd_epic_vqa_items: dict[str, pd.DataFrame]):
-    keys = clip_keys(context)
-    frames = {key: vqa_official.official_partials(hd_epic_vqa_responses[key], hd_epic_vqa_items[key]) for key in keys}
-    metas = {key: clip_table_metadata(frame, None, 5, batch=len(keys) > 1, first=i == 0)
-             for i, (key, frame) in enumerate(frames.items())}
-    return dg.Output(frames, metadata=batch_metadata(metas, context))
+    clips = ClipBatch(context)
+    for key in clips:
+        frame = vqa_official.official_partials(hd_epic_vqa_responses[key], hd_epic_vqa_items[key])
+        clips.add(key, frame, clips.metadata(frame))
+    return clips.output()
 
 
 @dg.asset(

@@ -11,9 +11,9 @@ from ...bank.clip_view import ClipView
 from ...annotations.clips import Clip
 from ...bank.build import build_bank, render_question
 from ...bank.subtypes import DEFAULT_VARIANTS, BankConfig
-from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table
+from ..metadata import ClipBatch, counts_markdown, markdown_table
 from ..automation import PER_CLIP
-from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
+from ..partitions import CLIP_BACKFILL, clip_in, clip_partitions
 from ..resources import ProjectResource
 
 SHORTCUT_MARGIN = 0.25  # presence-oracle rate above chance that fails the per-clip shortcut check
@@ -62,29 +62,27 @@ def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig,
                              max_per_subtype=config.max_per_subtype,
                              seed=project.seed if config.distractor_seed is None else config.distractor_seed,
                              distractor_rule=config.distractor_rule)
-    questions, meta_q, meta_p, tables_q, tables_p = {}, {}, {}, {}, {}
+    clips = ClipBatch(context, ("questions", "distractor_pools"))
+    questions = {}
     key_issues, level_issues, option_issues = [], [], []
-    keys = clip_keys(context)
-    batch = len(keys) > 1
-    for key in keys:
+    for key in clips:
         clip, rows = Clip.from_key(key), clip_annotations[key]
         bank = build_bank(clip, rows, entity_catalogue, bank_config)
         q = bank.questions
-        meta = clip_table_metadata(q, ["level", "subtype", "distractor_strategy", "question", "answer"], 8,
-                                   batch=batch, first=not meta_q)
+        meta = clips.metadata(q, ["level", "subtype", "distractor_strategy", "question", "answer"], 8, "questions")
         meta["dropped"] = dg.MetadataValue.int(sum(bank.drops.values()))
-        if not batch:  # a batch's shared metadata keeps the counts (batch_metadata)
+        if not clips.batch:  # a batch's shared metadata keeps the counts (batch_metadata)
             samples = "\n\n".join("```\n" + render_question(row) + "\n```" for _, row in q.head(4).iterrows())
             meta.update({
                 "by_level_and_subtype": dg.MetadataValue.md(level_subtype_table(q)),
                 "sample_questions": dg.MetadataValue.md(samples or "_(none)_"),
                 "dropped_by_reason": dg.MetadataValue.md(counts_markdown(dict(bank.drops))),
             })
-        pool_frame = bank.pools
-        questions[key], meta_q[key] = q, meta
-        tables_q[key], tables_p[key] = bank.question_table, bank.pool_table  # written as they are
-        meta_p[key] = clip_table_metadata(pool_frame, ["question_id", "distractor_strategy", "role", "text", "present",
-                                                       "chosen"], 8, batch=batch, first=not meta_p)
+        questions[key] = q
+        clips.add(key, bank.question_table, meta, "questions")  # the Arrow tables are written as they are
+        clips.add(key, bank.pool_table, clips.metadata(bank.pools, ["question_id", "distractor_strategy", "role", "text",
+                                                                     "present", "chosen"], 8, "distractor_pools"),
+                  "distractor_pools")
         key_issues += key_problems(q, ClipView(clip, rows, entity_catalogue))
         level_issues += level_problems(q)
         option_issues += option_problems(q)
@@ -101,8 +99,8 @@ def question_bank(context: dg.AssetExecutionContext, config: QuestionBankConfig,
         raise dg.Failure(description=f"{len(issues)} question(s) failed blocking checks for {', '.join(questions)}; "
                                      "the last good question bank is kept", metadata={"problems": dg.MetadataValue.md(
                                          "\n".join(f"- {p}" for p in issues)[:20000])})
-    yield dg.Output(tables_q, output_name="questions", metadata=batch_metadata(meta_q, context, "questions"))
-    yield dg.Output(tables_p, output_name="distractor_pools", metadata=batch_metadata(meta_p, context, "distractor_pools"))
+    yield clips.output("questions")
+    yield clips.output("distractor_pools")
     rates = shortcut_rates(pd.concat(list(questions.values()), ignore_index=True))
     fixed = rates[(rates["level"] != "L1") & (rates["distractor_strategy"] != "absent_from_clip")]
     leaky = fixed[fixed["presence_oracle_rate"] > fixed["chance"] + SHORTCUT_MARGIN]

@@ -11,9 +11,9 @@ from ...responses.media import prepare_clip_media
 from ...responses.runner import ClipMediaInfo, model_responses, offline_responses
 from ...sharing.replies import external_responses, stored_models
 from ..evaluation import EvaluationResource
-from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table
+from ..metadata import ClipBatch, counts_markdown, markdown_table
 from ..automation import PER_CLIP
-from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
+from ..partitions import CLIP_BACKFILL, clip_in, clip_partitions
 from ..resources import ProjectResource
 
 
@@ -25,22 +25,21 @@ from ..resources import ProjectResource
 )
 def clip_media(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource):
     paths = project.paths
-    frames, metas, skipped = {}, {}, {}
-    keys = clip_keys(context)
-    for key in keys:
+    clips, skipped = ClipBatch(context), {}
+    for key in clips:
         clip = Clip.from_key(key)
         media = prepare_clip_media(evaluation.media_folder(paths), paths.media / "clips", clip.key, clip.dataset,
                                    clip.video_id, clip.start_s, clip.end_s)
-        frames[key] = pd.DataFrame([asdict(media)])
+        frame = pd.DataFrame([asdict(media)])
         if media.status != "ready":
             skipped.setdefault(media.reason or "no reason given", []).append(clip.key)
-        metas[key] = {"status": media.status, "reason": media.reason or "", "duration_s": media.duration_s or 0.0,
-                      **clip_table_metadata(frames[key], batch=len(keys) > 1, first=not metas)}
+        clips.add(key, frame, {"status": media.status, "reason": media.reason or "",
+                               "duration_s": media.duration_s or 0.0, **clips.metadata(frame)})
     # One log line for the step, not one per clip (each is an event stored in the run's log); every clip's
     # own status and reason are in its materialization's metadata.
-    for reason, clips in skipped.items():
-        context.log.info(f"media conditions skipped for {len(clips)} clip(s) ({reason}): {', '.join(clips)}")
-    return dg.Output(frames, metadata=batch_metadata(metas, context))
+    for reason, keys in skipped.items():
+        context.log.info(f"media conditions skipped for {len(keys)} clip(s) ({reason}): {', '.join(keys)}")
+    return clips.output()
 
 
 @dg.asset(
@@ -58,13 +57,12 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
               items: dict[str, pd.DataFrame], questions: dict[str, pd.DataFrame],
               clip_annotations: dict[str, pd.DataFrame], entity_catalogue: Catalogue,
               clip_media: dict[str, pd.DataFrame]):
-    outs, metas = {}, {}
+    clips = ClipBatch(context)
     cache = evaluation.cache(project.paths)
-    keys = clip_keys(context)
     try:
         runs = evaluation.model_runs(cache)
         imported = stored_models(project.paths.data)  # replies from other harnesses (`epic-levels import-replies`)
-        for key in keys:
+        for key in clips:
             clip, clip_items = Clip.from_key(key), items[key]
             frames = [offline_responses(clip, clip_items, questions[key], clip_annotations[key], entity_catalogue,
                                         evaluation.offline())]
@@ -76,17 +74,16 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
                 if stats is not None:
                     call_stats[run.model] = stats
             frames.append(external_responses(key, clip_items, imported))
-            outs[key] = out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else frames[0]
-            metas[key] = _responses_metadata(out, call_stats, batch=len(keys) > 1, first=not metas)
+            out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else frames[0]
+            clips.add(key, out, _responses_metadata(clips, out, call_stats))
     finally:
         cache.close()
-    return dg.Output(outs, metadata=batch_metadata(metas, context))
+    return clips.output()
 
 
-def _responses_metadata(out: pd.DataFrame, call_stats: dict, *, batch: bool = False, first: bool = True) -> dict:
-    meta = clip_table_metadata(out, ["item_id", "condition", "responder", "model", "status", "reply"], 6,
-                               batch=batch, first=first)
-    if batch and not call_stats:  # a batch's shared metadata keeps the counts (batch_metadata)
+def _responses_metadata(clips: ClipBatch, out: pd.DataFrame, call_stats: dict) -> dict:
+    meta = clips.metadata(out, ["item_id", "condition", "responder", "model", "status", "reply"], 6)
+    if clips.batch and not call_stats:  # a batch's shared metadata keeps the counts (batch_metadata)
         return meta
     status = out.groupby(["responder", "model", "condition", "status"]).size().rename("rows").reset_index()
     spent = out[~out["cached"].astype(bool)]  # cached replies cost nothing this run

@@ -11,9 +11,9 @@ from ...scoring.metrics import partials as clip_partial
 from ...scoring.metrics.tables import PRIOR_MIN_N, prior_shortcuts, prior_shortcuts_holm
 from ..evaluation import EvaluationResource
 from ..judging import qa_judge
-from ..metadata import batch_metadata, clip_table_metadata, counts_markdown, markdown_table, table_metadata
+from ..metadata import ClipBatch, counts_markdown, markdown_table, table_metadata
 from ..automation import CROSS_CLIP, PER_CLIP
-from ..partitions import CLIP_BACKFILL, clip_in, clip_keys, clip_partitions
+from ..partitions import CLIP_BACKFILL, clip_in, clip_partitions
 from ..resources import ProjectResource
 
 ALL_CLIPS = dg.AllPartitionMapping()
@@ -44,26 +44,24 @@ PARTIAL_DESCRIPTIONS = {
 )
 def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evaluation: EvaluationResource,
              responses: dict[str, pd.DataFrame], items: dict[str, pd.DataFrame]):
-    frames, metas = {}, {}
+    clips = ClipBatch(context)
     cache = evaluation.cache(project.paths)
     try:
         judge, judge_model = qa_judge(evaluation, cache)
-        keys = clip_keys(context)
-        batch = len(keys) > 1
-        for key in keys:
-            frames[key] = frame = make_verdicts(responses[key], items[key], judge=judge)
-            meta = clip_table_metadata(frame, ["item_id", "condition", "responder", "parsed", "expected", "correct",
-                                               "scored_by"], 6, batch=batch, first=not metas)
+        for key in clips:
+            frame = make_verdicts(responses[key], items[key], judge=judge)
+            meta = clips.metadata(frame, ["item_id", "condition", "responder", "parsed", "expected", "correct",
+                                          "scored_by"], 6)
             meta["undecided"] = int((frame["scored_by"] == "undecided").sum())
             meta["judge_failed"] = int((frame["scored_by"] == "judge_failed").sum())
-            if not batch:  # a batch's shared metadata keeps the counts (batch_metadata)
+            if not clips.batch:  # a batch's shared metadata keeps the counts (batch_metadata)
                 by = frame.groupby(["responder", "model", "scored_by"]).size().rename("rows").reset_index()
                 meta.update({"scored_by": dg.MetadataValue.md(markdown_table(by, 60)),
                              "judge_model": judge_model or "(none: undecided rows are reported, not counted)"})
-            metas[key] = meta
+            clips.add(key, frame, meta)
     finally:
         cache.close()
-    return dg.Output(frames, metadata=batch_metadata(metas, context))
+    return clips.output()
 
 
 @dg.multi_asset(
@@ -74,22 +72,12 @@ def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evalua
 )
 def clip_partials(context: dg.AssetExecutionContext, verdicts: dict[str, pd.DataFrame],
                   questions: dict[str, pd.DataFrame], items: dict[str, pd.DataFrame]):
-    keys = clip_keys(context)
-    batch = len(keys) > 1
-    frames = {name: {} for name in CLIP_PARTIALS}
-    metas = {name: {} for name in CLIP_PARTIALS}
-    for key in keys:
-        v, q, it = verdicts[key], questions[key], items[key]
-        made = {"score_partials": clip_partial.score_partials(v), "pair_partials": clip_partial.pair_partials(v),
-                "prior_partials": clip_partial.prior_partials(q, it),
-                "presence_partials": clip_partial.presence_partials(q),
-                "judge_partials": clip_partial.judge_partials(v, it),
-                "judge_vote_partials": clip_partial.judge_vote_partials(v)}
-        for name, frame in made.items():
-            frames[name][key] = frame
-            metas[name][key] = clip_table_metadata(frame, None, 5, batch=batch, first=not metas[name])
+    clips = ClipBatch(context, CLIP_PARTIALS)
+    for key in clips:
+        for name, frame in clip_partial.clip_partials(verdicts[key], questions[key], items[key]).items():
+            clips.add(key, frame, clips.metadata(frame, output=name), name)
     for name in CLIP_PARTIALS:
-        yield dg.Output(frames[name], output_name=name, metadata=batch_metadata(metas[name], context, name))
+        yield clips.output(name)
 
 
 def main_table(scores: pd.DataFrame) -> pd.DataFrame:

@@ -192,3 +192,10 @@ def combine(name: str, *parts: pd.DataFrame) -> pd.DataFrame:
     keys = [c for c in columns if c not in counts]
     return frame.groupby(keys, sort=True, dropna=False)[counts].sum().reset_index()[columns]
 
+
+
+def clip_partials(verdicts: pd.DataFrame, questions: pd.DataFrame, items: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Every partial table of one clip (:data:`PARTIAL_COLUMNS`), from its verdicts, questions and items."""
+    return {"score_partials": score_partials(verdicts), "pair_partials": pair_partials(verdicts),
+            "prior_partials": prior_partials(questions, items), "presence_partials": presence_partials(questions),
+            "judge_partials": judge_partials(verdicts, items), "judge_vote_partials": judge_vote_partials(verdicts)}

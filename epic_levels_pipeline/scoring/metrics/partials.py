@@ -44,7 +44,7 @@ costs sorts and sums of the partial rows, and one matrix product per number of c
 from __future__ import annotations
 
 from .clip_partials import (JUDGE_SAMPLE_COLUMNS, PAIR_COUNTS, PAIR_KEYS, PARTIAL_COLUMNS, PRESENCE_KEYS, SCORE_COUNTS,
-                            SCORE_KEYS, combine, judge_partials, judge_vote_partials, pair_partials, presence_partials,
+                            SCORE_KEYS, clip_partials, combine, judge_partials, judge_vote_partials, pair_partials, presence_partials,
                             prior_partials, score_partials)
 from .combined import (judge_sample_from_partials, mc_accuracy_from_partials, over_marking_from_partials,
                        paired_from_partials, presence_from_partials, priors_from_partials, scores_from_partials,
@@ -52,7 +52,7 @@ from .combined import (judge_sample_from_partials, mc_accuracy_from_partials, ov
 from .tallies import tally_intervals
 
 __all__ = ["JUDGE_SAMPLE_COLUMNS", "PAIR_COUNTS", "PAIR_KEYS", "PARTIAL_COLUMNS", "PRESENCE_KEYS", "SCORE_COUNTS",
-           "SCORE_KEYS", "combine", "judge_partials", "judge_vote_partials", "judge_sample_from_partials", "mc_accuracy_from_partials",
+           "SCORE_KEYS", "clip_partials", "combine", "judge_partials", "judge_vote_partials", "judge_sample_from_partials", "mc_accuracy_from_partials",
            "over_marking_from_partials", "pair_partials", "paired_from_partials", "presence_from_partials",
            "presence_partials", "prior_partials", "priors_from_partials", "score_partials", "scores_from_partials",
            "shortcut_audit_from_partials", "tally_intervals"]
