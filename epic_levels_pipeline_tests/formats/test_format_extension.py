@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from epic_levels_pipeline.cli import build_parser
 from epic_levels_pipeline.formats.answers import PICK_ONE
 from epic_levels_pipeline.formats.parsing import PARSED, UNPARSED, Parsed, ReplyForm, parse_reply, render_reply
 from epic_levels_pipeline.formats.registry import (FORMATS, Format, chance, item_formats, register_format,
@@ -63,6 +64,15 @@ def pair_format():
 def test_the_reply_form_reads_back_what_it_writes(pair_format):
     assert parse_reply("pick", render_reply("pick", 1)).value == "B"
     assert NAME in item_formats() and chance(NAME, n_options=2) == 0.5
+
+
+def test_the_command_lines_format_choices_come_from_the_registry(pair_format):
+    args = build_parser().parse_args(["questions", "--clip", "epic_sounds__P09_08__45-75", "--format", NAME])
+    assert args.format == NAME
+    unregister_format(NAME)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["questions", "--clip", "epic_sounds__P09_08__45-75", "--format", NAME])
+    register_format(PAIR)
 
 
 def test_a_format_defined_here_flows_through_items_responses_verdicts_and_scores(pair_format, bundled):
