@@ -4,13 +4,16 @@ Docstring lines are the lines of every module, class and function docstring; com
 comment. Cycles are the groups of the package's modules that import each other (grimp's graph, as
 import-linter builds it; ``epic_levels_pipeline_tests/test_import_cycles.py`` fails on any).
 
-    python bench/code_shape.py [--largest 5]
+    python bench/code_shape.py [--largest 5] [--root DIR]
+
+``--root`` measures another checkout of the repository (e.g. an older commit in a scratch clone).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import importlib.util
 import io
 import sys
 import tokenize
@@ -53,26 +56,30 @@ def shape(root: Path) -> dict:
             "per_file": per_file}
 
 
-def package_cycles() -> list[list[str]]:
-    """The package's import cycles (grimp's graph)."""
-    from epic_levels_pipeline_tests.test_import_cycles import import_cycles
-
-    return import_cycles()
+def package_cycles(root: Path) -> list[list[str]]:
+    """The import cycles of the package under ``root`` (grimp's graph; the test's search, loaded by its path so
+    that an older checkout without the test is measured too)."""
+    spec = importlib.util.spec_from_file_location("_cycle_search", REPO / "epic_levels_pipeline_tests" / "test_import_cycles.py")
+    search = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(search)
+    sys.path.insert(0, str(root))
+    return search.import_cycles()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--largest", type=int, default=5)
+    parser.add_argument("--root", type=Path, default=REPO, help="the checkout to measure (default: this one)")
     args = parser.parse_args(argv)
-    s = shape(REPO / PACKAGE)
+    root = args.root.resolve()
+    s = shape(root / PACKAGE)
     print(f"{PACKAGE}/: {s['files']} files, {s['lines']} lines")
     print(f"docstring lines: {s['docstring_lines']} ({s['docstring_lines'] / s['lines']:.1%})")
     print(f"comment lines:   {s['comment_lines']} ({s['comment_lines'] / s['lines']:.1%})")
     print("largest modules:")
     for name, n in sorted(s["per_file"].items(), key=lambda kv: -kv[1])[:args.largest]:
         print(f"  {n:5d}  {name}")
-    sys.path.insert(0, str(REPO))
-    cycles = package_cycles()
+    cycles = package_cycles(root)
     print(f"import cycles: {len(cycles)}")
     for cycle in cycles:
         print("  " + " <-> ".join(cycle))

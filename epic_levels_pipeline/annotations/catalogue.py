@@ -1,14 +1,6 @@
-"""The entity catalogue: every candidate a distractor may be drawn from, with the rows that justify it.
-
-Built once from all loaded annotations (not per clip): noun and action candidates from EPIC-KITCHENS-100
-narrations, sound classes from EPIC-SOUNDS, activity labels with the objects moved during them and object
-names from HD-EPIC, and synonym lists (noun / verb class ``instances``) used by scorers.
-
-``description_classes`` records which sound classes each free-text ``description`` was categorised as
-(at least :data:`COMPATIBLE_SHARE` of that description's categorised rows): a not-categorised row with
-description ``clang / clatter`` *might* be any collision class, so such classes are never claimed absent
-from, or counted in, a window that holds one.
-"""
+"""The entity catalogue: every candidate a distractor may be drawn from, with the rows that justify it, built once
+from all annotations. ``description_classes`` keeps which sound classes a free-text description may be, so such
+classes are never claimed absent from a window that holds one (docs/design/annotations.md)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
-"""A clip's annotation rows: every row that overlaps its window (the ``clip_annotations`` table), clip by clip
-(:func:`clip_annotations`) or for many clips at once, one interval join per table (:class:`ClipRowsIndex`,
-:func:`clips_annotations`, :func:`iter_clips_annotations`), the same frames either way.
-
-A row overlaps the window when ``start < window_end and stop > window_start`` (touching is not
-overlapping). Each row keeps its unclipped span (``start_s``, ``stop_s``) and the part inside the window
-(``start_clipped_s``, ``stop_clipped_s``), both in video time. For ``hd_epic`` clips the steps of every
-recipe that has a step inside the window are added *with* their spans outside the window
-(``in_window`` False): the knowledge of the task beyond the window that L4 questions need.
-"""
+"""A clip's annotation rows: every row that overlaps its window (``start < end and stop > start``), clip by clip
+(:func:`clip_annotations`) or for many clips by one interval join per table (:class:`ClipRowsIndex`), the same
+frames either way. A row keeps its unclipped and clipped span; an HD-EPIC clip also gets its recipes' steps
+outside the window (``in_window`` False), which L4 questions need."""
 
 from __future__ import annotations
 

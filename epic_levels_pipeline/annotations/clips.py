@@ -1,19 +1,6 @@
-"""Clips: keys, the manifest, and the annotation rows that overlap a clip's window.
-
-A clip key encodes dataset, video and window: ``epic_sounds__P09_08__45-75``,
-``hd_epic__P09-20240623-120359__1440-1470``. Video ids may contain ``-`` and ``_`` but not ``__``.
-
-A row overlaps the window when ``start < window_end and stop > window_start`` (touching is not
-overlapping). Each row keeps its unclipped span (``start_s``, ``stop_s``) and the part inside the window
-(``start_clipped_s``, ``stop_clipped_s``), both in video time. For ``hd_epic`` clips the steps of every
-recipe that has a step inside the window are added *with* their spans outside the window
-(``in_window`` False): the knowledge of the task beyond the window that L4 questions need.
-
-The clips live by concern: :mod:`.clip_keys` (:class:`Clip`, its key, the manifest), :mod:`.clip_rows` (the
-rows overlapping a window, clip by clip or by one interval join) and :mod:`.clip_hash` (canonical rows and
-their content hash); this module holds the windows of annotated videos and a clip's known gaps. Every name is
-importable from here.
-"""
+"""The windows of annotated videos (every window of a video, the videos a dataset annotates, the manifest checked
+against the annotations) and a clip's known gaps. :class:`Clip` and its key are in :mod:`.clip_keys`, a window's
+rows in :mod:`.clip_rows`."""
 
 from __future__ import annotations
 

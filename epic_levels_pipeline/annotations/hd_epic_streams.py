@@ -1,39 +1,7 @@
-"""HD-EPIC's own sound annotations and narrations, read into the ``sounds`` and ``narrations`` tables.
-
-HD-EPIC ships ``audio-annotations/HD_EPIC_Sounds.{csv,pkl}`` and
-``narrations-and-action-segments/HD_EPIC_Narrations.pkl`` (columns as documented in the
-``hd-epic/hd-epic-annotations`` README). Their rows join the EPIC-SOUNDS sounds and EPIC-KITCHENS-100
-narrations in the same canonical tables (:data:`.readers.SOUND_COLUMNS`, :data:`.readers.NARRATION_COLUMNS`);
-an HD-EPIC clip then has ``sound`` and ``narration`` streams like an EPIC-SOUNDS clip (video ids of the two
-datasets never coincide: ``P01-20240202-110250`` against ``P01_01``; ``source_file`` says where a row came from).
-
-Decisions worth knowing:
-
-- **Sounds.** Columns ``participant_id, video_id, start_timestamp, stop_timestamp`` (``HH:mm:ss.SSS``),
-  ``class, class_id``; ``start_sample``/``stop_sample`` are not read. HD-EPIC labels sounds with the
-  EPIC-SOUNDS classes (its README's example, ``rustle`` with id 4, is EPIC-SOUNDS' own): a class outside :data:`.language.SOUND_CUES` is an error (it could never be worded);
-  an empty class is a sound of unknown class (``categorised`` False), as in EPIC-SOUNDS. HD-EPIC has no
-  ``description`` column (null) and no id column: a row's id is made of its video, span and class id
-  (``P01-20240202-110250@0.476-2.520/4``; a repeat gets ``#2``), or is ``annotation_id`` when the file has one.
-- **CSV before pickle.** Upstream puts the same sounds in both files. When ``HD_EPIC_Sounds.csv`` lies
-  beside ``HD_EPIC_Sounds.pkl`` the CSV is read (no code runs, rows have line numbers) and the pickle is left
-  out with a note; a pickle alone is read.
-- **Narrations.** ``unique_narration_id`` is the id, ``start_timestamp``/``end_timestamp`` are seconds.
-  A narration names its main action(s) in ``main_actions`` / ``main_action_classes`` (verb, noun): each main
-  action is one row of the narrations table over the narration's span (``<id>``, then ``<id>#2`` …), with
-  ``narration`` the short phrase of that action (``open upper cupboard``, hyphenated verbs spaced: ``pick
-  up``), the style of EPIC-KITCHENS-100 narrations, so option texts of the two datasets read alike (the full
-  sentence stays in the source file, named by ``source_file``/``source_row``). ``nouns`` / ``noun_classes``
-  are ``all_nouns`` / ``all_noun_classes``. A narration without a main action is kept as a moment of unknown
-  content (``labelled`` False), as an unlabelled EPIC-KITCHENS-100 narration is.
-- **Class ids.** HD-EPIC's noun and verb vocabularies extend EPIC-KITCHENS-100's: ids 0–299 (nouns) and 0–96
-  (verbs) have the same keys in both, HD-EPIC adds nouns 300–302 and verbs 97–105. So the ids are used as they
-  are, one class space for both datasets (the catalogue names the added classes from
-  ``HD_EPIC_{noun,verb}_classes.csv``).
-- **Pickles run code when read** (:func:`pandas.read_pickle`): read only the files of the upstream
-  repository. A pickle's ROW in ``FILE:ROW:COLUMN`` is the row's position in the pickled table
-  (``frame.iloc[ROW]``).
-"""
+"""HD-EPIC's own sound annotations and narrations, read into the ``sounds`` and ``narrations`` tables beside
+EPIC-SOUNDS' and EPIC-KITCHENS-100's, so an HD-EPIC clip has the same streams. The CSV is read before its pickle
+twin; each main action of a narration is one row; class ids are shared with EPIC-KITCHENS-100. The column
+mapping and its reasons: docs/design/annotations.md."""
 
 from __future__ import annotations
 

@@ -1,17 +1,6 @@
-"""Turning annotation labels into text a person reads: sound cue phrases, actions, object names.
-
-Decisions:
-
-- Sound classes are turned into cue phrases by a fixed table covering all 44 EPIC-SOUNDS classes
-  (:data:`SOUND_CUES`); a class missing from the table is an error, never a raw label in a question.
-- EPIC-KITCHENS-100 noun keys are written ``head:modifier`` (``bottle:wine``, ``bowl:washing:up``); they
-  are read as ``modifier head`` (``wine bottle``, ``washing up bowl``).
-- An action is the narration with its verb turned into a gerund (``wash blueberries`` →
-  ``washing the blueberries``) or kept as an infinitive (``rinse the blueberries``). ``the`` is put before a
-  noun of the narration unless a determiner or ``of`` already precedes it.
-- HD-EPIC object names lose instance suffixes (``knife2`` → ``knife``; see
-  :func:`epic_levels_pipeline.annotations.normalise_object_name`).
-"""
+"""Turning annotation labels into text a person reads: sound cue phrases (a fixed table of every EPIC-SOUNDS class;
+a missing class is an error, never a raw label), noun keys read as ``modifier head``, actions as gerunds or
+infinitives, object names without instance suffixes."""
 
 from __future__ import annotations
 

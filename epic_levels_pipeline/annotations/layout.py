@@ -1,36 +1,7 @@
-"""Which files of an annotations root are read: the upstream repositories as cloned, or this repository's
-``data/annotations/`` layout. One table, :data:`UPSTREAM_FILES`, says where each logical file may sit.
-
-An annotations root may hold, side by side, any of
-
-==========================  ==============================  =========================================
-repository (as cloned)      also accepted (bundled layout)  or the files directly in the root
-==========================  ==============================  =========================================
-``epic-sounds-annotations``  ``epic-sounds``                 ``EPIC_Sounds_validation.csv`` ...
-``epic-kitchens-100-annotations``  ``epic-kitchens-100``     ``EPIC_100_validation.csv`` ...
-``hd-epic-annotations``      ``hd-epic``                     ``high-level/...`` ...
-==========================  ==============================  =========================================
-
-Each :class:`LogicalFile` names a file of one repository by its paths inside the repository, in order of
-preference (``HD_EPIC_Sounds.csv`` before ``HD_EPIC_Sounds.pkl``: upstream ships both with the same rows).
-Its candidate paths under the root are every repository folder of :data:`REPOSITORY_FOLDERS` (in order)
-joined with each of those paths; the first candidate that exists is the one read (a candidate may be a glob,
-e.g. the nine ``P0N_recipe_timestamps.csv``, and then every file it matches is read). Decisions:
-
-- Another file anywhere under the root that a logical file's names match (a second copy in the other layout,
-  the ``.pkl`` twin of a ``.csv`` read) is **shadowed**: not read, and listed with the path that is read, so no
-  row is read twice.
-- Files of the test split (``role="test"``: timestamps without labels) are **skipped with a count** of their
-  rows.
-- A logical file listed here whose name no reader in :data:`.file_kinds.FILE_KINDS` accepts yet is skipped and
-  listed (``no_reader``); a reader registered for its name makes it read, with no other change.
-- Any other file under the root that a registered reader accepts by name (a partial file such as
-  ``EPIC_100_train_P02_133_partial.csv``, or files in folders of other names) is read as before, by name.
-  Hidden folders (``.git``) are not searched.
-
-To add a file kind: a :class:`.file_kinds.FileKind` (the reader, its name pattern) and a row here with its
-upstream paths.
-"""
+"""Which files of an annotations root are read: the upstream repositories as cloned, the bundled
+``data/annotations/`` layout, or the files in the root. :data:`UPSTREAM_FILES` says where each logical file may
+sit, in order of preference; a matching second copy is shadowed (listed, not read), test-split files are skipped
+with a count. The rules: docs/design/annotations.md."""
 
 from __future__ import annotations
 

@@ -1,31 +1,6 @@
-"""Reading and validating the public annotation files into typed tables (times in seconds).
-
-Every file kind the project reads is registered in :data:`.file_kinds.FILE_KINDS` by file name, so that
-``epic-levels validate`` and the ingestion assets apply the same rules. Validation works on whole columns
-(pandas), not row by row, and reports *every* problem as a :class:`~epic_levels_pipeline.errors.Problem`
-naming file, row and column.
-
-Decisions worth knowing:
-
-- A row whose span has zero length (start == stop) is **dropped and counted** (reason ``zero-length
-  span``); HD-EPIC activities have three such rows.
-- A row that ends before it starts is an **error**, except for the upstream rows listed in
-  ``known_errata.csv`` (four HD-EPIC activities), which are dropped with the erratum's reason. A new
-  inverted row anywhere is an error.
-- HD-EPIC activity ``end_time`` may be the word ``end``: the span runs to the end of the video, whose
-  duration comes from the ``videos`` table (HD-EPIC's ``HD_EPIC_YouTube_URLs.csv``). If the duration is
-  unknown the row is kept with ``stop_s`` = +inf and flagged ``stop_is_video_end``.
-- EPIC-KITCHENS-100 narrations with an empty ``narration`` (train rows whose labels are not published)
-  are kept with ``labelled = False``: they are real moments whose content is unknown.
-- EPIC-SOUNDS rows without ``class`` (the not-categorised file) are sounds of unknown class
-  (``sound_class`` null, ``categorised = False``).
-- HD-EPIC's own sounds and narrations (``HD_EPIC_Sounds.{csv,pkl}``, ``HD_EPIC_Narrations.pkl``) join the
-  ``sounds`` and ``narrations`` tables; their readers and decisions are in :mod:`.hd_epic_streams`.
-
-The readers live by concern: :mod:`.canonical` (the tables' columns, :class:`Loaded`), :mod:`.csv_readers`
-and :mod:`.json_readers` (one reader per file kind) and :mod:`.validation` (the column checks they share); :mod:`.file_kinds`
-registers the file kinds; this module reads a folder into :class:`Annotations`.
-"""
+"""Reading an annotations folder into :class:`Annotations` (typed tables, times in seconds), every problem reported
+with file, row and column. Zero-length rows are dropped and counted, inverted rows are errors unless a known
+erratum; unlabelled moments are kept, flagged. The rules: docs/design/annotations.md."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Field parsers and the validation helpers every annotation reader shares.
-
-Each small parser owns one decision (timestamp syntax, list literals, object-name instance suffixes) and works
-on whole columns; the checks (:func:`_check_span`, :func:`_check_unique`, :func:`_check_nonempty`) add one
-:class:`~epic_levels_pipeline.errors.Problem` per offending row, naming file, row and column, and return the
-rows that stay. :mod:`.readers` composes them per file kind.
-"""
+"""Field parsers (one decision each: timestamps, list literals, instance suffixes) and the column checks every
+annotation reader shares; a check adds one :class:`~epic_levels_pipeline.errors.Problem` per offending row and
+returns the rows that stay."""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
 """Candidate values: what an option *is*, as a kind and a payload (``noun:12``, ``action:3:12``, ``sound:water``).
 
-Tables store a value as its text ``<kind>:<payload>`` (the ``option_values`` and ``value`` columns, and the
-catalogue's frequencies); :class:`CandidateValue` is that text parsed once, so code asks ``value.kind`` and
-``value.noun_class`` instead of splitting strings. What each kind means for a clip — its option text, whether
-it is present, its synonyms — is decided in one place, :mod:`epic_levels_pipeline.bank.kinds`.
-
-Kinds: ``noun`` (EPIC noun class id), ``action`` / ``purpose`` (verb class, noun class), ``object`` (an
-HD-EPIC object name), ``activity`` (an activity label), ``step`` (a recipe step id), ``sound`` (an EPIC-Sounds
-class), ``count`` (a number). The payload keeps everything after the first colon, colons included.
-"""
+Tables store a value as its text ``<kind>:<payload>``; :class:`CandidateValue` is that text parsed once. What
+each kind means for a clip (text, presence, synonyms) is decided in :mod:`epic_levels_pipeline.bank.kinds`."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""``epic-levels windows``: the clip manifest from whatever annotation files are present.
-
-Every ``width``-second window (``stride`` apart) of every annotated video (:func:`.clips.all_windows`, in its
-``any`` mode: a video with labelled rows of any stream), per dataset and split, filtered, optionally thinned
-to ``limit`` windows spread evenly over the selection, and appended to the manifest (``data/clips.csv``)
-unless already listed: running it twice adds nothing. The manifest keeps its columns
-(``dataset, video_id, start_s, end_s``) and every line it had; the new rows follow one comment line saying
-what added them. The sensor and ``epic-levels run`` register the manifest's clips as partitions.
-
-The split of an EPIC-SOUNDS video is that of the file its labelled rows come from (``EPIC_Sounds_train.csv``,
-``EPIC_100_validation.csv`` ...; EPIC-SOUNDS uses EPIC-KITCHENS-100's splits). HD-EPIC has no train/validation
-split: its windows have split ``-`` and ``--split`` leaves them in. The test split has no labels: its files
-are not read (:mod:`.layout` counts them) and its videos get no windows.
-"""
+"""``epic-levels windows``: every window of every annotated video, filtered by dataset and split, appended to the
+manifest unless already listed (running it twice adds nothing; the manifest keeps its lines)."""
 
 from __future__ import annotations
 
