@@ -1,26 +1,6 @@
-"""The question bank of one clip: drafts → distractor pools → options → solver-verified keys.
-
-For every registered subtype the clip gets (:meth:`.subtypes.Subtype.applies`) and every configured distractor strategy:
-
-1. the subtype's generator makes drafts (or says why it cannot: counted as a drop reason);
-2. the strategy offers a pool of wrong candidates, each with the rows that justify it;
-3. three are drawn (seeded by the question id) under the configured rule, none clashing with another
-   option (:func:`distractors.pool`) — by default stratified by corpus frequency so that the key's
-   frequency rank among the options is uniform, except in the clip's own pools, where they are drawn
-   uniformly, the subtype's other answers in the clip first, so that the key is any of its options at
-   random (with the default ``exchangeable`` rule a clip's drafts also take turns over their keys before
-   the per-clip cap: :func:`_by_key_turns`) — and shuffled with the intended answer;
-4. the subtype's solver decides which of the four are true. The question is kept only if exactly one
-   is, and it is the intended answer; otherwise it is dropped and the reason counted.
-
-Before drawing, a draft whose context or answer rows lie mostly outside the window is dropped
-(:func:`levels.outside_window`), and every row is read at an instant inside it. Each question records its options' corpus frequencies
-(``option_frequency``: what a text-only prior sees; :mod:`.options`).
-
-The presence oracle (knows which entities occur anywhere in the clip, not when) is applied to every kept
-question: ``presence_pick`` is the option it singles out (the only present one, else the only absent
-one), and whether that is the key.
-"""
+"""The question bank of one clip: drafts → distractor pools → options → solver-verified keys. A question is kept
+only when its solver finds exactly one true option and it is the intended answer; every other draft is dropped
+with its reason counted. The steps and the draw: docs/design/question-bank.md."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""Option candidates as values, and a strategy's pool of them as arrays.
-
-A :class:`Candidate` is a frozen value: made once, for an option actually drawn (or the key), never changed.
-A :class:`Pool` is what a strategy offers for one draft before anything is drawn: the candidate values and
-their corpus frequencies as arrays, position by position, with what describes each (the rows that justify
-it, a note) read only for the positions drawn. Each position also has an integer code (equal codes, equal
-values), so leaving values out (the key, a draft's exclusions) is one integer mask over those arrays
-(:meth:`Pool.without`); nothing in a pool is changed after it is made.
-"""
+"""Option candidates as frozen values, and a strategy's pool of them as arrays: leaving values out (the key, a
+draft's exclusions) is one integer mask (:meth:`Pool.without`), and only the positions drawn are described."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""What a clip holds, whenever it occurs: presence, and the rows where each value occurs (read once per view).
-
-:class:`Presence` is the part of :class:`.clip_view.ClipView` that reads the view's records without regard
-to time: which sound classes, noun classes, actions and objects occur in the window, and where.
-"""
+"""What a clip holds, whenever it occurs: :class:`Presence`, the part of :class:`.clip_view.ClipView` that reads
+which sound classes, nouns, actions and objects occur in the window, and where (read once per view)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""What can be read off one clip's annotation rows: cues, moments, who handles what, and presence.
-
-A :class:`ClipView` is built from the ``clip_annotations`` rows of a clip, optionally restricted to the
-streams a perceiver has (the offline responders under ``silenced`` see every stream but ``sound``).
-Generators, solvers and the presence oracle all read clips through it, so they agree on what a
-"moment", a "cue" or "present" means:
-
-- sound segments of one class that overlap or touch are one occurrence (merged);
-- a cue is a sound class with exactly one occurrence in the window, lying fully inside the window;
-- the narrations *at* a moment are the labelled narrations whose span overlaps it (overlap > 0);
-- an entity is *present* when any row in the window shows it, regardless of time.
-"""
+"""What can be read off one clip's annotation rows: cues, moments, who handles what, and presence. Generators,
+solvers and the presence oracle all read a clip through a :class:`ClipView`, so they agree on what a moment, a
+cue or "present" means (docs/design/question-bank.md)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
-"""Time cues: "about N seconds into the clip", shared by every subtype that asks about a moment by its time.
+"""Time cues: "about N seconds into the clip", one rule for every subtype that asks about a moment by its time.
 
-The rule (both datasets): N is a whole second of the window, at least :data:`CUE_MARGIN_S` from either
-edge, that the key's row covers within ±:data:`CUE_COVER_S`; everything else active within
-±:data:`CUE_CLEAR_S` of N is left out of the options (the subtype's ``exclude``), so no wrong option
-could also be heard or seen "about N seconds in". What "active" means is the subtype's (objects moving,
-sounds heard): it passes it in as ``crowding``.
-"""
+N is a whole second at least :data:`CUE_MARGIN_S` from either edge that the key's row covers within
+±:data:`CUE_COVER_S`; whatever the subtype calls active (``crowding``) within ±:data:`CUE_CLEAR_S` of N is left
+out of the options, so no wrong option could also be heard or seen then."""
 
 from __future__ import annotations
 

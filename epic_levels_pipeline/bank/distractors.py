@@ -1,9 +1,5 @@
-"""Distractors: drawing a draft's three wrong options from its strategy's pool (:mod:`.pools`).
-
-A subtype's strategy is configuration (:mod:`epic_levels_pipeline.subtypes`), so the leaky and the fixed
-variant of one subtype can be generated side by side. Draws are seeded ``numpy.random.Generator``\\ s
-(:func:`..seeding.generator`): a permutation of the pool's positions, and a rank drawn for ranked designs.
-"""
+"""Distractors: drawing a draft's three wrong options from its strategy's pool (:mod:`.pools`), by a seeded rule
+(:data:`RULES`) that leaves a corpus-frequency prior nothing to go on (docs/design/question-bank.md)."""
 
 from __future__ import annotations
 
@@ -30,34 +26,14 @@ _SIDES = {"higher": np.greater, "equal": np.equal, "lower": np.less}
 
 def pool(strategy: str, view: ClipView, draft, rng: np.random.Generator | None = None, limit: int = 12,
          rule: str = "exchangeable", peers: frozenset[str] = frozenset()) -> Drawn:
-    """Wrong-option candidates the strategy offers for a draft (answer excluded), rendered, the
-    :data:`N_DISTRACTORS` chosen ones first, up to ``limit`` in all; and how many the strategy offered.
+    """Wrong-option candidates the strategy offers for a draft (answer excluded), rendered, the :data:`N_DISTRACTORS`
+    chosen ones first, up to ``limit`` in all; and how many the strategy offered.
 
-    A candidate whose text clashes with the key's or with a candidate already taken (the same entity, or
-    nested: :func:`.options.clash`) is skipped. The ``rule`` (:data:`RULES`) says how the three are drawn:
-
-    - ``uniform_rank``: matched to the key's corpus frequency — three exactly as frequent as the key when
-      the pool has them (a frequency prior then has nothing to go on), else stratified around it: a seeded
-      draw says how many of the three are more frequent than the key (0–3, uniformly) and the rest are less
-      frequent, so the key's frequency rank among the options is uniform and a prior that picks the most
-      or the least frequent option is at chance. When the drawn rank cannot be filled from the strategy's
-      own pool, another rank is tried in a seeded order; when none can, or (``absent_from_clip``, whose
-      pool is the whole catalogue) when not every rank could be filled — the key is among the three most
-      or least frequent of its kind, and keeping only its lucky draws would favour the prior — no option
-      set is drawn (``shortfall`` says why; the question is dropped with that reason).
-    - ``exchangeable`` (the default): ``uniform_rank`` for every strategy but the clip's own pools
-      (:data:`EXCHANGEABLE`). There the key and the distractors are things the clip holds at its moments,
-      and what makes a text prior useless is that, given the four options, each is equally likely to be the
-      key. So the three are drawn uniformly, the subtype's other answers in this clip (``peers``: the keys
-      of its other drafts) first, and :func:`.build.build_bank` lets a clip's questions of one subtype take
-      turns over their keys (each key as likely to be asked as any other). Rank stratification would be
-      wrong there: a small clip pool fills only the ranks the key's place in the clip allows, and falling
-      back to those leans the ranks of many questions to the extremes (measured by
-      ``bench/option_priors.py``).
-    - ``uniform``: a uniform draw from the pool, no frequency matching.
-
-    Kinds without a corpus frequency (counts, recipe steps) draw uniformly under every rule. The pool's
-    positions are permuted once by ``rng`` (none: pool order); only the candidates kept are rendered and made."""
+    A candidate whose text clashes with the key's or with one already taken (:func:`.options.clash`) is skipped.
+    ``rule`` (:data:`RULES`: ``exchangeable``, ``uniform_rank``, ``uniform``) says how the three are drawn; when a
+    ranked draw cannot be filled fairly, no option set is drawn and ``shortfall`` says why (the question is
+    dropped with that reason). The pool's positions are permuted once by ``rng`` (none: pool order); only the
+    candidates kept are rendered and made."""
     if strategy not in POOLS:
         raise ValueError(f"unknown distractor strategy {strategy!r} (known: {', '.join(POOLS)})")
     if rule not in RULES:

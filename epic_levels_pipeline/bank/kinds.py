@@ -1,18 +1,5 @@
-"""What each kind of candidate value means for a clip: its option text, presence, synonyms, rows, names.
-
-One class per kind (:data:`KINDS`), each answering the same questions about a
-:class:`..annotations.values.CandidateValue` in a clip's :class:`.clip_view.ClipView`:
-
-- ``render``   the option text a person reads (the clip's own narrators' words where they exist);
-- ``present``  does the entity occur anywhere in the window (None: presence cannot tell, e.g. counts);
-- ``synonyms`` the names a rule scorer accepts for it in an open answer (after the option text);
-- ``rows``     the ``stream:row_id`` rows showing where it occurs;
-- ``names_in_clip`` / ``random_name`` names of that kind in the clip / in the whole catalogue (what the
-  offline presence and chance responders say in open formats).
-
-A value of an unknown kind renders as an error, is neither present nor absent, and has no synonyms beyond
-its text. Adding a kind is one class here and its line in :data:`KINDS`.
-"""
+"""What each kind of candidate value means for a clip: its option text, presence, synonyms, rows, names. One
+class per kind (:data:`KINDS`); adding a kind is one class and its line there."""
 
 from __future__ import annotations
 

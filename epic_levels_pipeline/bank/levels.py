@@ -1,18 +1,6 @@
-"""Levels are defined by evidence: the scope a question's answer needs, and the level that follows from it.
-
-A question's provenance is a list of :class:`Evidence` rows. Each names the annotation row (stream and id,
-because EPIC-SOUNDS and EPIC-KITCHENS-100 ids share one format), its span, and — when the answer relies on
-*when* the row happens — the instant it is read at (``at_s``). :func:`derive_scope` reads only that:
-
-- ``beyond``   if any evidence row is a recipe step outside the clip's window (task knowledge);
-- ``sequence`` if the time-anchored rows fall on two or more moments (instants more than
-               :data:`MOMENT_GAP_S` apart);
-- ``moment``   if they fall on exactly one moment;
-- ``presence`` if no row is time-anchored (only *that* something occurs matters, not when).
-
-The level of a subtype is derived from its declared scope by :data:`LEVEL_OF_SCOPE`, never typed in;
-the ``level matches provenance`` check compares the two for every generated question.
-"""
+"""Levels are defined by evidence: :func:`derive_scope` reads a question's provenance (which rows, at which
+instants) and the level follows from the scope (:data:`LEVEL_OF_SCOPE`), never typed in; the window rule
+(:func:`outside_window`) says which rows are fair to ask about (docs/design/question-bank.md)."""
 
 from __future__ import annotations
 
@@ -59,20 +47,9 @@ TASK_STREAMS = ("activity", "recipe_step")  # tasks span longer than any window:
 def outside_window(evidence: list[Evidence], clip) -> str:
     """Why a draft's context or answer rows are not fair to ask about in this window ("" when they are).
 
-    The rule: context and answer rows lie inside the window for at least :data:`MIN_INSIDE_S` and at
-    least half their length. Read literally it cannot be met by two kinds of row, so it is read as:
-
-    - a row shorter than :data:`MIN_INSIDE_S` (a 0.3 s object movement) must lie wholly inside;
-    - a row longer than the window (an object carried for a minute) must cover at least half the window.
-      "Half its length" would ask more of it than the window holds once it is twice the window's length,
-      and at exactly the window's length both readings ask for half of it, so the bound is continuous.
-
-    So a row counts when ``inside >= min(MIN_INSIDE_S, length)`` and ``inside >= min(length, window) / 2``.
-    Only rows read at a moment (sounds, narrations, object tracks) are held to it; activities and recipe
-    steps describe tasks that outlast any window and are exempt, and so are cue, occurrence and sequence
-    rows (a cue is already required to lie wholly inside the window; presence and goal questions do not
-    hinge on one row). It applies to both datasets: on EPIC-SOUNDS it drops contexts such as a narration
-    of 44.37–45.22 s in a window from 45 s."""
+    A row counts when ``inside >= min(MIN_INSIDE_S, length)`` and ``inside >= min(length, window) / 2``; only rows
+    read at a moment are held to it (tasks, cues, occurrences and sequences are exempt). Why this reading of the
+    rule: docs/design/question-bank.md."""
     for e in evidence:
         if e.role not in ("context", "answer") or e.stream in TASK_STREAMS or not e.in_window:
             continue

@@ -1,17 +1,6 @@
-"""What a question's options give away without the clip, and when two options name the same thing.
-
-Two rules every option set follows (the ``distinct_options`` blocking check re-applies them):
-
-- **Distinct options.** No two options of a question are the same entity after normalisation (case,
-  articles and filler words, plural ``-s``), and none is nested in another: the words of one are all
-  among the words of the other ("freezer" / "freezer drawer", "opening the freezer" / "opening the
-  freezer drawer", "plate" / "plate cover"); for entities (objects, nouns) two names with the same head
-  noun (their last word: "glass bowl" / "metal bowl") are also one too close to tell apart.
-- **No corpus prior.** A text-only model knows how common an entity is. :func:`prior_pick` is what such a
-  model does at its crudest: the option most frequent in the dataset (the ``blind`` responder), or the
-  least frequent (the anti-prior reference). Distractors are drawn so that the key's frequency rank among
-  the options is uniform (:mod:`.distractors`), which puts both at chance.
-"""
+"""What a question's options give away without the clip (:func:`prior_pick`, a text-only prior at its crudest),
+and when two options name the same thing (:func:`clash`: equal after normalisation, nested, or one head noun),
+the rule the ``distinct_options`` check re-applies."""
 
 from __future__ import annotations
 

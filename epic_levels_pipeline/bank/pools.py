@@ -1,16 +1,6 @@
-"""What each distractor strategy offers for a draft: a :class:`.candidates.Pool`.
-
-- ``absent_from_clip``        same kind, occurs nowhere in the window (right for L1 by design). Sound
-                              classes that a not-categorised row of the window might be are never used.
-- ``same_clip_other_moments`` occurs in the window, but not at the cued moment(s): removes the shortcut
-                              of absent options ("which of these four is in the clip").
-- ``shares_objects``          activity labels whose objects were moved in this clip too (medium_goal).
-- ``same_recipe_other_steps`` other steps of the same recipe (hard_next_step).
-- ``other_counts``            nearby numbers (count questions).
-
-A strategy's pool for a clip (its *base*) depends on the clip only and is made once per view; a draft's
-pool is its base less the key and the draft's exclusions (:meth:`.candidates.Pool.without`).
-"""
+"""What each distractor strategy (:data:`POOLS`) offers for a draft: a :class:`.candidates.Pool`. A strategy's
+base pool depends on the clip only and is made once per view; a draft's pool is the base less the key and the
+draft's exclusions."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""Answer-key solvers: one per subtype, registered by name.
-
-A solver reads only a clip's annotations (through a :class:`ClipView`), the question's parameters (the cue
-class, the anchor object, the time offset, the recipe — never the intended answer) and a candidate set,
-and returns which candidates are true. A question is kept only when exactly one candidate is true and it
-is the generator's intended answer. The same solvers decide every statement of format 3 and drive the
-``oracle`` responder, so what the oracle perceives (e.g. no sound stream when silenced) changes its
-answers exactly where a question depends on that stream.
-
-Candidate values are typed strings: ``sound:<class>``, ``noun:<class id>``, ``action:<verb>:<noun>``,
-``purpose:<verb>:<noun>``, ``object:<name>``, ``activity:<label>``, ``step:<step id>``, ``count:<n>``.
-"""
+"""Answer-key solvers, one per subtype, registered by name. A solver reads only the clip's annotations (through a
+:class:`ClipView`), the question's parameters and a candidate set, never the intended answer, and says which
+candidates are true; the same solvers decide format 3's statements and drive the ``oracle`` responder."""
 
 from __future__ import annotations
 

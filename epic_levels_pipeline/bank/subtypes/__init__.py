@@ -1,18 +1,7 @@
-"""The subtype registry: what each question subtype asks, what evidence it needs, how drafts are made.
-
-Each :class:`Subtype` declares its dataset, the annotation streams it reads, its evidence ``scope`` and
-its default distractor strategy; its ``level`` is derived from the scope (:mod:`levels`), never typed in.
-A generator turns a clip into *drafts*: the question in words, the solver's parameters, the intended
-answer, the values that must not become distractors, and the provenance. The answer key itself is
-decided later by the solver (:mod:`solvers`), which never sees the intended answer.
-
-The subtypes themselves live in one module per dataset (:mod:`.epic_sounds`, :mod:`.hd_epic`), each
-registering its :class:`Subtype` objects; a subtype may also apply to another dataset's clips that hold its
-streams (``also_on``: the EPIC-SOUNDS subtypes on HD-EPIC clips with HD-EPIC's own sounds and narrations). Which distractor strategies a run generates per subtype is
-configuration (:data:`DEFAULT_VARIANTS`, overridable in :class:`BankConfig`): moment and sequence subtypes
-are generated with the fixed ``same_clip_other_moments`` and, for the shortcut audit, the leaky
-``absent_from_clip``.
-"""
+"""The subtype registry: what each question subtype asks, what evidence it needs, how drafts are made. A
+:class:`Subtype` declares its dataset, streams, evidence scope and default distractor strategy (its level
+follows from the scope); the subtypes live in one module per dataset. Which strategies a run generates per
+subtype is configuration (:data:`DEFAULT_VARIANTS`, :class:`BankConfig`)."""
 
 from __future__ import annotations
 
