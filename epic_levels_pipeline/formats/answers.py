@@ -1,10 +1,6 @@
 """What each offline reference responder answers in each format: a value the format's reply form renders, or
-None when the responder cannot tell (it then abstains).
-
-A responder perceives a clip through its annotations (:class:`Context`: the view its condition allows) and draws
-from its own seeded ``rng``; ``blind`` reads a :class:`Prior` instead (how often the corpus names each option).
-Imported questions have no annotations: their context has no view and names a ``pool`` of choices.
-"""
+None when it cannot tell (it then abstains). A responder perceives a clip through :class:`Context` and draws
+from its own seeded ``rng``; ``blind`` reads a :class:`Prior` instead."""
 
 from __future__ import annotations
 

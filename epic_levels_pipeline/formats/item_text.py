@@ -1,9 +1,6 @@
-"""The items of one base question in each format: a format's ``items(entry, q)`` returns its item rows.
-
-:class:`QuestionItems` is what every format may read of a base question, whether the bank generated it or a
-benchmark was imported (then there are no statements, and the wording is the source's): the options and their
-truth, the seeded draw of the question, the yes/no statement, Step 1's decision and the open wording.
-"""
+"""The items of one base question in each format: a format's ``items(entry, q)`` returns its item rows, reading a
+:class:`QuestionItems` (options and truth, the seeded draw, the yes/no statement, Step 1's decision, the open
+wording), whether the bank generated the question or a benchmark was imported."""
 
 from __future__ import annotations
 

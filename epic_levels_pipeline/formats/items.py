@@ -1,35 +1,6 @@
-"""Five answer formats: one base question, one right answer, five renderings.
-
-| format              | reply                          | expected (machine form)        | chance        |
-|---------------------|--------------------------------|--------------------------------|---------------|
-| ``yes_no``          | ``Answer: yes``                | ``yes`` / ``no``               | 1/2           |
-| ``multiple_choice`` | ``Answer: B``                  | ``B``                          | 1/4           |
-| ``statements``      | ``Answer: A, C``               | ``A,C`` (sorted letters)       | 1/(2^k − 1)   |
-| ``open``            | ``Answer: <text>``             | the key's text                 | 0             |
-| ``option_judgement``| ``A: true`` … ``D: false``     | ``false,true,false,false``     | 1/k           |
-| ``open_with_reason``| as open / 4b + ``Because: …``  | as open / 4b                   | as open / 4b  |
-
-4b's ``chance`` is the rate of the best reply made without the clip or the question's content: a 4b question
-has exactly one true option among its k, so marking one option true at random is right 1 time in k (judging
-each option by a coin, 1/2^k, would leave a blind reply a free chance-corrected score).
-
-Step 1 — *can the question stand without its options?* is decided by the generator from the annotations
-(``can_stand_alone``: exactly one object handled at the cue, a count has one value, …) and one more rule
-here: if the open wording would mention any option's text, it cannot (the prompt would leak an option).
-Yes → ``open``; no → ``option_judgement`` (4b), where the options stay and each is judged true/false.
-
-Step 2 — fixed templates per answer type state the output format (``Answer with the name of the
-object.``), and :func:`list_dependent_phrases` rejects wording that only makes sense with a list.
-
-``yes_no`` statements are balanced per clip by a seeded rule: the clip's questions are ordered by a
-seeded hash and alternate true/false, so every clip is within one statement of half true and the bank is
-within a fraction of a percent of 50 %. False statements use real distractors (the question's options).
-
-``statements`` (format 3): the key's statement is always true; further true statements come from other
-verified questions about the same window (their keys); if too few, statements about sounds present in the
-window (objects moved, for ``hd_epic``); false ones from the wrong options of those questions and from
-sounds absent from the window. Every statement's truth comes from the solvers, and each records its source.
-"""
+"""A clip's items: every base question in each registered format (:data:`.registry.FORMATS`), with the checks
+the items asset runs (every format present, open wording without list phrases, statement truths from the
+solvers). The formats' rules (Step 1, balanced yes/no, statements): docs/design/formats-and-replies.md."""
 
 from __future__ import annotations
 

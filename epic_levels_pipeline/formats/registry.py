@@ -1,11 +1,6 @@
 """The answer formats, one :class:`Format` entry each: everything a format decides is found in its entry, so
-adding a format is one entry (:func:`register_format`).
-
-A base question is asked in five base formats (``yes_no``, ``multiple_choice``, ``statements``, ``open``,
-``option_judgement``); ``open_with_reason`` asks the ``open`` or ``option_judgement`` item again with a
-``Because:`` line and is scored by its base format. ``official_mcq`` (HD-EPIC's VQA question as its authors ask
-it) is asked of imported questions only.
-"""
+adding a format is one entry (:func:`register_format`). Five base formats are asked of every bank question;
+``open_with_reason`` re-asks a base item with a ``Because:`` line, ``official_mcq`` is for imported questions."""
 
 from __future__ import annotations
 

@@ -1,22 +1,6 @@
-"""The offline reference responders on imported questions (HD-EPIC's VQA benchmark): items that come with
-a key and their choices but no annotations, so nothing can be perceived or solved.
-
-Conditions are the items' (:func:`.conditions.conditions_for`: ``clip`` and ``no_clip``, as an imported question
-comes with no annotations, so its clip's audio is not annotated: ``audio_annotated`` False). What each responder
-can do without annotations:
-
-- ``oracle``   under ``clip`` replies the benchmark's key in the item's format (its self-test: chance-corrected
-               1.0 in every format); under ``no_clip`` it perceives nothing and abstains, as on clips (to an
-               ``official_mcq`` item with the bare ``cannot tell``: no capital letter, unreadable by the authors'
-               rule, though lmms-eval's upper-casing reads it as C).
-- ``chance``   the format's chance answer, as on clips (a seeded uniform letter for ``official_mcq``); an open
-               reply names a seeded random choice of any imported question of the same prototype and answer
-               type (``pool``), so open chance stays near 0 as the format's chance says.
-- ``blind``    a text-only prior: prefers the option that occurs most often among the choices of the
-               prototype's questions (``pool``); an open reply names the most frequent one.
-- ``presence`` needs the clip's annotations (which entities occur): every row is ``skipped`` with that
-               reason, counted in the scores' ``n_skipped`` (never dropped).
-"""
+"""The offline reference responders on imported questions (HD-EPIC's VQA benchmark): a key and choices but no
+annotations, so ``oracle`` replies the key under ``clip``, ``chance`` and ``blind`` draw from the prototype's
+choices, and ``presence`` is ``skipped`` on every row, counted (docs/design/formats-and-replies.md)."""
 
 from __future__ import annotations
 

@@ -1,22 +1,7 @@
 """``epic-levels media``: which of the manifest's source videos are found, missing, or disagree with the
-annotations, before any model call is spent.
-
-Each video of the manifest is looked up under the media root in every layout of
-:data:`.media.MEDIA_LAYOUTS` (:func:`.media.find_source_video`, as the ``clip_media`` asset does), and a found
-one is probed with the bundled ffmpeg (:func:`.media.probe`, the duration ffprobe would give). Its status:
-
-- ``found``: the file exists, ffmpeg reads it, its duration agrees with the annotations' video info
-  (``EPIC_100_video_info.csv`` / ``HD_EPIC_YouTube_URLs.csv``) within :data:`DURATION_TOLERANCE_S`, and every
-  window of the manifest on it ends inside it;
-- ``missing``: no file in any layout (the offline responders need none; model responders skip the clip
-  and silenced conditions of its clips);
-- ``duration differs``: probed and annotated durations differ by more than the tolerance (another cut or
-  encoding of the video: the annotations' times may not match it);
-- ``window past end``: a manifest window ends after the probed end (the cut would be refused);
-- ``unreadable``: ffmpeg cannot read the file.
-
-A video the annotations give no duration for is checked against its windows only (``found``, note says so).
-"""
+annotations (``duration differs``, ``window past end``, ``unreadable``), before any model call is spent. Each
+video is looked up as the ``clip_media`` asset does and probed with the bundled ffmpeg
+(docs/full-datasets.md)."""
 
 from __future__ import annotations
 

@@ -1,26 +1,7 @@
-"""The offline reference responders. Every responder replies in the item's stated output format, as text, so
-parsing and scoring are the same for all of them.
-
-The offline reference responders perceive a clip through its annotations, so they need no video file:
-under ``clip`` they see every stream of the clip, under ``silenced`` every stream but ``sound``, under
-``no_clip`` none.
-
-- ``oracle``   answers from the annotations it perceives, through the same solvers that computed the keys.
-               When a question's evidence (its provenance) lies in a stream it cannot perceive, it abstains
-               (``Answer: cannot tell``), which scores as wrong: so under ``silenced`` it loses exactly the
-               questions whose provenance includes sound rows — a self-test of the provenance. Its open
-               replies use a synonym that the rules resolve to the key (not always the option text).
-- ``chance``   seeded random valid replies, independent per item and condition; open replies name a random
-               entity of the right kind from the whole catalogue (so open chance is ≈ 0, as the format's
-               chance says); option-judgement replies mark one option true, uniformly (the best reply
-               without the clip, whose rate 1/k is the format's chance).
-- ``presence`` knows which entities occur anywhere in what it perceives, not when: picks the only present
-               option (else the only absent one, else guesses), says "yes" to statements about present
-               entities, names a present entity in open replies.
-- ``blind``    answer priors only, no clip knowledge: prefers the entity most frequent in the dataset.
-
-What each replies in a format is that format's entry's (:data:`..formats.registry.FORMATS`, ``answers``).
-"""
+"""The offline reference responders (``oracle``, ``chance``, ``presence``, ``blind``): they perceive a clip through
+its annotations (``clip``: every stream, ``silenced``: all but sound, ``no_clip``: none), need no video, and reply
+as text in the item's stated form, so parsing and scoring are the same as a model's. What each answers in a
+format is the format's entry's (docs/design/formats-and-replies.md)."""
 
 from __future__ import annotations
 

@@ -1,23 +1,10 @@
 """``epic-levels probe``: before a run spends anything, one small request per route to a model (pure core).
 
-On a short clip this module makes itself (ffmpeg's ``testsrc`` pattern with a 440 Hz ``sine`` tone,
-:func:`.media.make_test_video`), three requests go to the model, each through its configured provider:
-
-* ``text`` — the prompt alone;
-* ``video`` — the clip by the model's video route, no audio (OpenAI-compatible routes: ``audio_route =
-  none``; Gemini: the same clip made without an audio track);
-* ``video+audio`` — the clip by the model's video and audio routes, as a run sends it.
-
-Then, for an OpenAI-compatible model, ``structured`` — a judge's request (text only, reply ``{"choice": …}``)
-in the model's ``structured_output`` form; when the server rejects it, the other forms in turn
-(``json_schema``, ``json_object``, ``none``), and the line names the form to set.
-
-For each: ``accepted`` or the server's error message, the latency and the prompt tokens the server reported.
-When the request with audio reports the same prompt tokens as the one without, the server ignored the audio
-(an Omni model served without its audio processor, ``use_audio_in_video`` dropped, …) and the probe says so.
-A route the model does not send (``video = "none"``, ``audio = "none"``) is ``skipped`` with why.
-Requests go straight to the provider (no answer cache, no retries), one at a time.
-"""
+On a short test clip it makes itself: ``text``, ``video`` (no audio), ``video+audio`` as a run sends them, and for
+an OpenAI-compatible model ``structured`` (a judge's request, trying each form until one is accepted). Each line
+says accepted or the server's error, latency and prompt tokens; equal tokens with and without audio mean the
+server ignored the audio. Requests go straight to the provider (no cache, no retries), one at a time
+(docs/models.md)."""
 
 from __future__ import annotations
 
