@@ -1,46 +1,7 @@
-"""Judge audit: ask the judge about open replies the rules already decided, and see whether it agrees.
-
-The judge only ever decides open replies the rules could not (:func:`scoring.verdicts`), so nothing in the
-scored tables says how trustworthy it is. Here it is asked about a seeded sample of open replies whose
-verdict the RULES gave (``scored_by == "rule"``), where the right reading is known, and asked twice, under
-two different candidate orders:
-
-- ``judge_rule_agreement`` — share of audited replies (first order answered) where the judge's option is
-  the option the rules parsed. Low agreement means the judge misreads answers the rules read fine.
-- ``judge_self_agreement`` — share of replies (both orders answered) where the two orders give the same
-  option (both "none" counts as the same). A judge that picks by position rather than meaning disagrees
-  with itself, because the second order never puts a candidate where the first one had it (below).
-- ``judge_none_rate`` — share of answered judge calls (both orders) that said "none".
-- ``judge_errors`` — number of failed judge calls (raw reply starting with ``error``, or a choice outside
-  the shown candidates), over both orders.
-
-Decisions and edge cases:
-
-- Eligible rows: ``base_format == "open"`` (formats ``open`` and ``open_with_reason``), ``scored_by ==
-  "rule"``, ``parsed`` neither ``"(abstained)"`` (an abstention names no candidate) nor empty, and the item
-  present in ``items`` (rows whose item is missing are skipped).
-- The sample is drawn per responder/model (up to ``sample_size`` each), so every responder/model gets its
-  own audit of the same size: the replies of smallest seeded hash of their identity (responder, model,
-  item, condition, format), so the sample depends on ``seed`` and the rows' content, not on the input's row
-  order, and the sample of all clips can be made from each clip's own sample.
-- The requests are built as :func:`scoring.verdicts` builds them: the question without its output format,
-  the extracted answer text (not the whole reply), and the candidates (the item's options) in the order of
-  :func:`scoring.judge_order` — the order scoring would have used (``judge_seed``). The judge is never told
-  which candidate is right.
-- The second order is a seeded shuffle that differs from the first at EVERY position (drawn again until it
-  does; a rotation by one as a last resort), so a purely positional judge has self-agreement 0 and a judge
-  that reads meaning has 1. With a single candidate there is no other order: both requests are the same.
-- The rules' option: for names, ``parsed`` is the option text; for counts (``answer_type == "number"``)
-  ``parsed`` is the number, which may be no option at all — then the rules' reading is "none of the
-  candidates", and a judge "none" agrees with it.
-- Rule agreement uses the first order only (the one scoring uses); the second order measures consistency.
-- A pooled row (responder and model ``*``) is added when more than one responder/model was audited.
-- ``judge`` None: no call is made, and the result is ONE row (responder and model ``*``, ``n`` 0, NaN rates)
-  whose ``note`` says no judge is configured — a zero-row frame could not carry that message into a stored
-  table or a report. No eligible rows with a judge: likewise one ``*`` row with a note, and no call.
-- The judge must return one ``(choice | None, raw)`` per request, in order; anything else raises
-  ``ValueError`` (a silent misalignment would corrupt every rate).
-"""
+"""Judge audit: ask the judge about open replies the rules already decided, under two candidate orders, and see
+whether it agrees with the rules and with itself (``judge_audit``); and the agreement between several judges and
+the judges' swap. The sample is seeded by content, not row order; the second order moves every candidate, so a
+positional judge disagrees with itself. The decisions: docs/design/scoring.md."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""The groups of ``scores`` (every roll-up, :data:`.tables.ROLLUP`) from ``score_partials``, on integer codes.
-
-Every key column is factorized once (codes in sorted order of the values, so a group's number is its place in
-``groupby(sort=True)`` order). A *cell* is one combination of the eight keys; a roll-up maps each cell to its
-group (pooled columns hold one code) and sums its counted rows per group × clip × chance from its parent's
-(the roll-up with one pooled column fewer, already summed), so each roll-up sorts rows that are already few;
-a group's totals are the sums of its cells' totals. Nothing copies the frame or groups on strings.
-"""
+"""The groups of ``scores`` (every roll-up, :data:`.tables.ROLLUP`) from ``score_partials``, on integer codes: each
+roll-up sums from its parent (one pooled column fewer), never a frame per roll-up (docs/design/scoring.md)."""
 
 from __future__ import annotations
 

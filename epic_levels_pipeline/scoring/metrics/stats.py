@@ -1,30 +1,6 @@
-"""Statistics for scores: chance correction, clip-clustered bootstrap intervals, paired comparisons.
-
-Decisions:
-
-- **Chance correction** is ``(accuracy - chance) / (1 - chance)``: 0 at chance, 1 at perfect, negative
-  below chance. ``chance == 1`` (a question anyone gets right) gives NaN, never ±inf.
-- **Intervals are percentile bootstrap intervals over clips.** Questions of one clip share the video, so
-  they are not independent; resampling clips (clusters) with replacement, then taking every row of each
-  drawn clip, keeps that dependence. A single clip has nothing to resample between, so its interval comes
-  from resampling its rows (say so when reporting it).
-- **A seeded interval depends only on what the clips hold, not on row order.** Clusters are numbered in
-  sorted order of their ids, and a single clip's rows are resampled in sorted order of their values, so an
-  interval is a function of each clip's multiset of values: computed from per-clip sums and value counts
-  (:mod:`.partials`, which combines per-clip partial results) it is the same interval.
-- **Chance-corrected intervals** (:func:`score_intervals`): when every row has the same chance,
-  the interval is the accuracy interval transformed (:func:`chance_corrected_interval`; for a fixed
-  ``chance < 1`` the transform is increasing, so percentiles map onto percentiles). When rows of different
-  chance are pooled (formats pooled, ``'*'`` roll-ups), the mean chance itself depends on which clips were
-  drawn, so each resample recomputes both: ``(mean(correct) - mean(chance)) / (1 - mean(chance))``.
-- **Paired comparisons** (two settings answering the same questions) use a clip-level sign-flip
-  permutation test (:func:`mcnemar_clustered`) — the exact McNemar test generalised to clips, which is
-  the exact McNemar test itself when every clip holds one pair — and a cluster bootstrap of the
-  per-question difference. The plain exact McNemar p (:func:`mcnemar_exact`, pairs treated as
-  independent) is kept beside it for comparison; it is anti-conservative when a clip holds many pairs.
-- NaN in ``values`` is not dropped silently: it propagates into the statistic (the caller decides what an
-  unscored reply is). :func:`paired_summary` refuses NaN.
-"""
+"""Statistics for scores: chance correction, clip-clustered percentile bootstrap intervals, and paired comparisons by
+a clip-level sign-flip McNemar test (the exact McNemar test when each clip holds one pair). Intervals depend only
+on what the clips hold, not on row order; NaN propagates, never dropped silently (docs/design/scoring.md)."""
 
 from __future__ import annotations
 
@@ -128,22 +104,12 @@ def cluster_bootstrap(values, clusters, *, stat: Callable = np.mean, n_boot: int
 
 def score_intervals(correct, chance, clusters, *, n_boot: int = 2000, seed: int = 0,
                     alpha: float = 0.05) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Clip-clustered ``1 - alpha`` intervals of a group's accuracy and of its chance-corrected accuracy.
+    """Clip-clustered ``1 - alpha`` intervals of a group's accuracy and of its chance-corrected accuracy:
+    ``((accuracy_low, accuracy_high), (chance_corrected_low, chance_corrected_high))``.
 
-    Returns ``((accuracy_low, accuracy_high), (chance_corrected_low, chance_corrected_high))``.
-
-    - The accuracy interval is :func:`cluster_bootstrap` of ``correct`` (same seed, same numbers).
-    - **One chance** (every row's ``chance`` equal, e.g. a single format): the chance-corrected interval is
-      the accuracy interval transformed (:func:`chance_corrected_interval`), as it always was.
-    - **Pooled chance** (rows of different chance, e.g. formats pooled in a ``'*'`` roll-up): the mean
-      chance of a resample depends on which clips were drawn, so treating it as fixed understates the
-      spread. Each resample (the very draws of the accuracy interval) recomputes both means and gives
-      ``(mean(correct) - mean(chance)) / (1 - mean(chance))`` of the drawn rows; the interval is the
-      percentiles of those. One clip: rows are resampled (pairs of correct and chance stay together).
-    - A resample whose mean chance is 1 has no chance-corrected value (NaN), and then the interval is NaN:
-      it is not left out silently. NaN in ``chance`` gives a NaN chance-corrected interval too.
-    - No rows → all NaN.
-    """
+    The accuracy interval is :func:`cluster_bootstrap` of ``correct``. With one chance the chance-corrected interval
+    is the accuracy interval transformed; with pooled chances each resample (the same draws) recomputes both means.
+    A resample of mean chance 1, or NaN in ``chance``, gives a NaN interval; no rows → all NaN."""
     ok = np.asarray(correct, dtype=float).ravel()
     ch = np.asarray(chance, dtype=float).ravel()
     if len(ok) != len(ch):
@@ -202,35 +168,11 @@ def _binomial_half_pmf(k: int) -> np.ndarray:
 def mcnemar_clustered(only_a, only_b) -> float:
     """Two-sided clip-clustered McNemar p-value: an exact sign-flip permutation test over clips.
 
-    ``only_a[i]`` / ``only_b[i]`` are clip ``i``'s discordant pairs (only A right / only B right). With
-    ``d_i = only_a[i] - only_b[i]`` and ``T = sum(d_i)``, the null hypothesis is that swapping the labels A
-    and B for a whole clip does not change the distribution of that clip's outcomes, clips independent.
-    Given ``|d_i|``, each sign is then a fair coin, and ``p = P(|sum(s_i |d_i|)| >= |T|)`` over the
-    ``2^K`` equally likely sign patterns. It is computed exactly (the distribution of the sum is a
-    convolution of binomials, one per distinct ``|d_i|``), never sampled.
-
-    Why this test:
-
-    - **It is the exact McNemar test when clips are independent pairs.** With one pair per clip every
-      ``|d_i|`` is 0 or 1 and the sign-flip distribution is ``Bin(b + c, 1/2)``: the p-value equals
-      :func:`mcnemar_exact` exactly (more generally, whenever all non-zero ``|d_i|`` are equal it is
-      :func:`mcnemar_exact` of the number of clips leaning each way, which is how it is computed then).
-    - **A clip counts once however many pairs it holds.** Duplicating one clip's pairs ``k`` times drives
-      the plain p towards 0; here that clip is one sign, and the p-value is bounded below by
-      ``2^(1 - K')`` (``K'`` = clips with ``d_i != 0``; the observed pattern and its mirror are always
-      "as extreme"). Few clips cannot give strong evidence, which is the honest answer.
-    - Against the alternatives: Obuchowski's (1998) clustered statistic
-      ``(sum d_i)^2 / (K/(K-1) sum (d_i - n_i d)^2)`` (``d`` = mean difference per pair) is a Wald
-      chi-square — its variance is 0, the statistic infinite, when every discordant clip leans the same
-      way, and with one pair per clip it is not McNemar; Durkalski's (2003) ``(sum d_i)^2 / sum d_i^2`` is
-      the uncorrected McNemar chi-square then, but still relies on the chi-square approximation, which
-      is poor with the few clips a level or subtype has. The permutation test needs no approximation.
-
-    Edge cases: no discordant pair, or a net difference of 0 → 1.0. **One clip** → :func:`mcnemar_exact`
-    of its counts (pairs treated as independent): there is nothing to permute between, and the test is
-    then about that clip's questions only — as :func:`cluster_bootstrap` resamples rows of a single clip.
-    Negative counts or arrays of different lengths raise.
-    """
+    ``only_a[i]`` / ``only_b[i]`` are clip ``i``'s discordant pairs; each clip's net difference gets a fair sign
+    under the null and ``p = P(|sum(s_i |d_i|)| >= |T|)`` is computed exactly over the ``2^K`` patterns. One pair
+    per clip gives :func:`mcnemar_exact`; a clip counts once however many pairs it holds. No discordant pair or a
+    net difference of 0 → 1.0; one clip → :func:`mcnemar_exact` of its counts. Negative counts or arrays of
+    different lengths raise. Why this test over the alternatives: docs/design/scoring.md."""
     b = np.asarray(only_a, dtype=np.int64).ravel()
     c = np.asarray(only_b, dtype=np.int64).ravel()
     if len(b) != len(c):

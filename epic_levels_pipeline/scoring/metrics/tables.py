@@ -1,27 +1,6 @@
-"""Scored tables from verdicts: scores, paired comparisons, 4b over-marking, shortcut audit.
-
-Decisions:
-
-- A verdict counts when it is ``rule``, ``judge`` or ``unparsed`` (unparsed is wrong). ``undecided``,
-  ``judge_failed``, ``skipped`` and ``error`` rows are left out of accuracy and counted in their own columns
-  (``judge_failed`` never counts wrong, not even in ``accuracy_strict``). Leaving
-  undecided rows out selects the open replies that name a candidate, which favours guessers (a random
-  name that names a candidate is the key one time in four); ``accuracy_strict`` counts undecided rows
-  as wrong — a lower bound, and what a judge that says "none" to every non-matching name would give.
-- ``chance`` of a group is the mean chance of its verdicts' items; ``chance_corrected`` is
-  ``(accuracy − chance) / (1 − chance)``. Its interval is clip-clustered (:func:`stats.score_intervals`):
-  in a group of one chance (one format) it is the accuracy interval transformed the same way (the
-  transform is increasing); where items of different chance are pooled (format ``'*'``), every resample
-  of clips recomputes the mean chance of the drawn items as well as their accuracy.
-- Roll-ups: every combination of dataset, level, subtype (with its distractor strategy) and format may be
-  ``'*'``; responder/model and condition are never pooled (pooling conditions would mix what is compared).
-  Pooling subtypes counts each base question once, in its subtype's own distractor strategy: the extra
-  leaky variants (``absent_from_clip`` copies of moment questions) appear only in per-subtype rows.
-- Paired comparisons pair verdicts of the same base question (formats, within one condition) or of the
-  same item (conditions), keeping only pairs where both sides are decided. ``mcnemar_p`` is clustered by
-  clip (:func:`stats.mcnemar_clustered`); ``mcnemar_p_unclustered`` is the plain exact McNemar p that
-  treats every pair as independent (anti-conservative when clips hold many pairs), kept for comparison.
-"""
+"""Scored tables from verdicts: scores (with ``'*'`` roll-ups and the strict accuracy), paired comparisons, 4b
+over-marking, shortcut audit. ``rule``, ``judge`` and ``unparsed`` verdicts count; the rest are counted apart
+(docs/design/scoring.md)."""
 
 from __future__ import annotations
 
@@ -182,22 +161,8 @@ def prior_correct(item, question, least: bool) -> bool:
 
 
 def prior_credit(item, question, least: bool) -> float:
-    """The frequency prior's expected score on this item: ties broken uniformly at random and, in yes/no,
-    the statement drawn as the formats layer draws it.
-
-    A prior that knows only corpus frequencies cannot tell equally frequent options apart: when ``t``
-    options share the extreme frequency it picks each with probability ``1/t``. Scoring one arbitrary
-    tie-break instead (:func:`prior_correct`) adds coin-flip noise exactly where the options were matched
-    best: four equally frequent options would score 0 or 1 at random rather than their true 1/4.
-
-    - Multiple choice: ``1/t`` when the key is among the tied options, else 0.
-    - Yes/no: the prior says "yes" when the statement names its pick. Whether the statement is true is the
-      formats layer's coin (:func:`..formats.items.yes_no_truths`: the key half of the time, otherwise one of
-      the wrong options uniformly), not something the options give away, so the credit is the mean over that
-      draw: ``½ · P(pick = key) + ½ · mean over wrong options d of P(pick ≠ d)``. A yes/no row then differs from
-      chance only when the option set favours the prior, not when a subtype's statements happen to be
-      mostly true (a rule that says "yes" once in four would otherwise score below chance by the imbalance
-      alone)."""
+    """The frequency prior's expected score on this item: ties among the extreme frequencies broken uniformly at
+    random and, in yes/no, averaged over the statement the formats layer draws (docs/design/scoring.md)."""
     freqs = [int(f) for f in question.option_frequency]
     extreme = min(freqs) if least else max(freqs)
     tied = {i for i, f in enumerate(freqs) if f == extreme}

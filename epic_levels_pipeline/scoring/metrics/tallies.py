@@ -1,12 +1,6 @@
-"""Clip-clustered bootstrap intervals of many groups at once, from per-clip sums instead of rows.
-
-The cross-clip tables (:mod:`.partials`) have thousands of groups over thousands of clips. Everything here
-works on integer codes (each key column factorized once, in sorted order of its values, so code order is the
-order ``groupby(sort=True)`` gives) and numpy: a group number is the rank of its tuple of codes, sums are
-``np.bincount`` / ``np.add.reduceat`` over rows sorted once, and the bootstrap is one matrix product per
-number of clips. The draws are those of :mod:`.stats` (see :func:`cluster_intervals`), so the intervals are
-the ones :func:`.stats.score_intervals` gives on the rows.
-"""
+"""Clip-clustered bootstrap intervals of many groups at once, from per-clip sums instead of rows (integer codes,
+sorted once; one draw matrix per number of clips), the same intervals :func:`.stats.score_intervals` gives on the
+rows."""
 
 from __future__ import annotations
 
