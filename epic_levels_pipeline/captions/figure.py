@@ -1,9 +1,6 @@
-"""The report's timeline figure of one response: the reference's events and actions above the axis, the
-response's below, each matched pair joined by a line between the two units' midpoints.
-
-Drawn on a matplotlib ``Figure`` with the Agg canvas (no pyplot, no global backend change), like the
-report's other plots.
-"""
+"""The report's timeline figure of one response: the reference's events and actions above the axis, the response's
+below, each matched pair joined. Drawn on a matplotlib ``Figure`` with the Agg canvas (no pyplot, no global
+backend change)."""
 
 from __future__ import annotations
 

@@ -1,25 +1,6 @@
-"""Label agreement on aligned pairs: rules first, a judge only for what the rules cannot decide.
-
-A verdict is ``agree``, ``disagree`` or ``undecided``. Rules, per unit kind:
-
-- every kind: the same text after normalisation (case, articles, punctuation) agrees;
-- event: the reply's sound text names the reference class — the class name, its ``/`` parts for
-  non-collision classes (``cut / chop`` → ``cut``, ``chop``), or its cue phrase (``chopping``), compared
-  word by word after a light stemming (``chopping`` ~ ``chop``). Naming another class only disagrees. A
-  not-categorised reference segment agrees with its description's parts (``clang / clatter``); anything
-  else about it is undecided (its class is unknown);
-- action, ``epic_sounds``: the verb must be an ``instance`` of the reference verb class and the noun an
-  instance of the reference noun class (``pick up`` → ``pick-up`` ∈ take; ``cabinet`` ∈ cupboard). A
-  word in another class's instances disagrees; a word in no class is undecided. Unlabelled reference
-  narrations are undecided;
-- action, ``hd_epic``: only the object is compared (any verb is a movement): the reply's noun resolves to
-  the same HD-EPIC object class as the reference object;
-- reference: the name, as the noun of an action.
-
-A judge is a callable ``judge(kind, reference_text, response_text) -> bool | None`` that sees only the two
-descriptions. It is asked only about undecided pairs; ``None`` keeps the pair undecided. Undecided pairs
-count as not agreeing in the label metrics and are counted (``n_undecided``), never dropped.
-"""
+"""Label agreement on aligned pairs: ``agree``, ``disagree`` or ``undecided`` by rules per unit kind (same text,
+the class or its cue phrase, verb and noun class instances), a judge only for undecided pairs. Undecided pairs
+count as not agreeing and are counted, never dropped (docs/design/captions.md)."""
 
 from __future__ import annotations
 

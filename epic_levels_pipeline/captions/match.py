@@ -1,18 +1,6 @@
-"""One-to-one temporal matching of reference units to response units by tIoU.
-
-- :func:`tiou` — temporal intersection over union of two spans (0 when they only touch).
-- :func:`greedy_match` — the protocol's matcher: every pair with tIoU ≥ threshold, taken in order of
-  tIoU (highest first); ties go to the pair whose reference unit starts earlier, then whose response
-  unit starts earlier, then to the smaller reference id, then the smaller response id (ids in natural
-  order, ``E2`` < ``E10``). A unit is matched at most once. Deterministic: the result does not depend on
-  the order the units are listed in.
-- :func:`hungarian_match` — the optimum beside it (``scipy.optimize.linear_sum_assignment``): the most
-  pairs with tIoU ≥ threshold, and among those the largest total tIoU (weight ``1 + tIoU`` per admissible
-  pair, so one more pair always outweighs any tIoU gain). Greedy loses pairs when a high-tIoU pair blocks
-  two lower ones — dense, overlapping kitchen sounds — which the sensitivity column shows.
-
-Defaults (OmniCapBench App. A.2.2): events at tIoU ≥ 0.20, actions at tIoU ≥ 0.30.
-"""
+"""One-to-one temporal matching of reference units to response units by tIoU: :func:`greedy_match` (the protocol's,
+with fixed tie rules, independent of listing order) and :func:`hungarian_match` (the optimum, for sensitivity).
+Defaults (OmniCapBench App. A.2.2): events at tIoU ≥ 0.20, actions at ≥ 0.30."""
 
 from __future__ import annotations
 

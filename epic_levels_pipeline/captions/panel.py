@@ -1,12 +1,6 @@
-"""The caption track's judges: one or several (by NAME), each asked about the same label pairs and semantic pairs.
-
-A :class:`CaptionPanel` is the label judge of :mod:`.labels` (``panel(kind, reference, response) -> bool | None``)
-and the semantic judge of :mod:`.semantic` (``panel.semantic(requests)``). It asks every judge; the answer used is
-the ``verdict_by`` judge's, or with ``"majority"`` the label more than half of the judges gave (else undecided) and
-the median of the semantic scores given. Every judge's answer is kept in :attr:`label_votes` /
-:attr:`semantic_votes` (by request), so the alignments can say who answered what and the audit can compare judges
-and swap them (:func:`.track.caption_alignments`).
-"""
+"""The caption track's judges, one or several by NAME: a :class:`CaptionPanel` asks every judge about the same label
+and semantic pairs, answers with the ``verdict_by`` judge's or the majority's, and keeps every judge's answer
+(:attr:`label_votes`, :attr:`semantic_votes`) for the audit."""
 
 from __future__ import annotations
 

@@ -1,23 +1,6 @@
-"""Reading a reply into a :class:`~.structure.Structure`: tolerant extraction, canonicalisation, and the
-structural predicates counted per response (OmniCapBench App. A.2.4–A.2.5).
-
-Decisions, in order:
-
-1. Extraction: the first fenced code block (```json … ```) if there is one, else the text from the first
-   ``{`` to the last ``}``. A reply with no JSON object, or whose JSON is not an object, is *unparsed*: it
-   scores 0 on every metric.
-2. A missing list counts as empty and as one ``missing_fields``. A unit without an id, or an event /
-   action without numeric ``start_s`` / ``stop_s``, is dropped (``missing_fields``).
-3. Ids are stripped strings; a repeated id keeps its first unit (``duplicate_ids``).
-4. Times are clamped to ``[0, duration]`` (``times_out_of_range`` counts units clamped); a span with
-   ``stop <= start`` after clamping is dropped (``empty_spans``). A reversed span is not swapped.
-5. Links: a link naming an id that is not defined is dropped (``dangling_links``); a link whose ends are
-   not event→action or action→reference is dropped (``invalid_reference_use``); an event→action link
-   whose spans do not overlap by more than 0 s is dropped (``links_without_overlap``). Repeated links
-   count once.
-
-Every drop is counted in :attr:`Parsed.checks`; none is silent.
-"""
+"""Reading a reply into a :class:`~.structure.Structure`: tolerant JSON extraction, canonicalisation, and the
+structural predicates counted per response (OmniCapBench App. A.2.4–A.2.5). Every unit or link dropped is counted
+in :attr:`Parsed.checks`, none silently (the order of the rules: docs/design/captions.md)."""
 
 from __future__ import annotations
 

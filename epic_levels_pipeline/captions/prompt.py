@@ -1,10 +1,5 @@
-"""The caption prompt: one per clip × condition, asking for the JSON of :mod:`.schema`.
-
-Conditions (as in the QA track): ``clip`` (video with audio), ``silenced`` (the same video, audio
-replaced by silence; where the clip's audio is annotated — every ``epic_sounds`` clip, an ``hd_epic`` clip with
-HD-EPIC Sounds rows: a model that reports sounds there hallucinates them) and ``no_clip`` (text only: what a
-model writes without seeing anything).
-"""
+"""The caption prompt: one per clip × condition (``clip``, ``silenced`` where the clip's audio is annotated,
+``no_clip``), asking for the JSON of :mod:`.schema`."""
 
 from __future__ import annotations
 

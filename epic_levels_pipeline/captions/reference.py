@@ -1,32 +1,6 @@
-"""The reference structure of a clip, computed from its annotation rows (DESIGN §12).
-
-``epic_sounds`` clips:
-
-- events = EPIC-SOUNDS segments overlapping the window (class and description; a not-categorised segment
-  is an event of unknown class, its description kept; one with a blank description — upstream has such
-  rows — is shown as ``(not categorised)``, counted in the notes);
-- actions = EPIC-KITCHENS-100 narration segments (verb, noun, narration; an unlabelled narration is an
-  action with unknown verb and noun; a narration with no text is shown as ``(unlabelled)``);
-- references = the noun classes the labelled actions name (``all_noun_classes``), with the class's
-  ``instances`` as synonyms;
-- links event → action where the clipped spans overlap by more than 0 s; action → reference for every
-  noun class of the narration.
-
-``hd_epic`` clips:
-
-- references = physical objects: one HD-EPIC association is one object, named by its normalised name;
-- actions = that object's movement tracks ("move the <object>"), linked to their association;
-- no events: HD-EPIC sound annotations are not available here (stated in the structure's notes).
-
-Tracks with a placeholder name (``track 87``) have no object name a caption could give; they are left
-out and counted in the notes. Times are the clipped spans relative to the window start, rounded to ms.
-Unit ids are short (``E1``, ``A1``, ``R1``, in order of start) so that a reference caption reads like a
-reply; every unit keeps the source row id beside it.
-
-Every unit's label is text a caption can give back: not empty after the label rules' normalisation
-(:func:`.labels.normalise`), so the oracle's rendering of the reference agrees with it by the same-text
-rule. :func:`validate_structure` checks it (``reference_structure_valid``).
-"""
+"""The reference structure of a clip, computed from its annotation rows: sounds, narrations and their noun classes on
+``epic_sounds``; objects and their movements on ``hd_epic``. Every unit keeps its source row, and every label is
+text a caption can give back (:func:`validate_structure`). The rules: docs/design/captions.md."""
 
 from __future__ import annotations
 

@@ -1,23 +1,6 @@
-"""Offline caption responders: the track runs with no model key, and they bound what the scores mean.
-
-Every responder returns the JSON text a model would send; it is parsed and scored like a model's reply.
-All are deterministic: their randomness is seeded by (seed, responder, clip, condition).
-
-- ``oracle``   emits the reference structure of what it perceives: every stream under ``clip``; under
-               ``silenced`` it perceives no sound, so it emits no events (event recall 0, actions 1.0);
-               under ``no_clip`` it perceives nothing and emits an empty caption.
-- ``jitter_<σ>s`` the oracle with Gaussian noise of σ seconds added to every start and stop (the same
-               standard normal draws for every σ, so scores fall with σ for the same reason each time);
-               spans are clamped to the clip, and one whose stop falls before its start is reordered.
-- ``corrupted`` the oracle's units, times and links with wrong words: each unit takes the label (and verb and noun)
-               of the next unit of its kind with a different label (``something else`` when there is none), so
-               the structure aligns perfectly and every description is wrong (the semantic layer's lower bound).
-- ``presence`` the right entities, sounds and actions (it knows *what*, not *when*): each unit keeps its
-               label and length at a uniformly random start; links are kept as in the reference (those
-               that no longer overlap are dropped by the parser and counted).
-- ``blind``    no clip knowledge: the dataset's most common sound and action, repeated at random times.
-- ``chance``   random units from the whole catalogue at random times, random links.
-"""
+"""Offline caption responders (``oracle``, ``jitter_<σ>s``, ``corrupted``, ``presence``, ``blind``, ``chance``): the
+track runs with no model key, and they bound what the scores mean. Each returns the JSON text a model would send,
+seeded by (seed, responder, clip, condition) (docs/design/captions.md)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The JSON a model is asked for: a pydantic model, and its schema in the two forms providers take.
-
-Kept flat on purpose (no recursive references, no unions, no defaults) so that both Gemini's
-``response_schema`` and the OpenAI-compatible ``response_format={"type": "json_schema", ...}`` accept it:
-four lists of small objects, ids as strings, links as ``{"source", "target"}`` pairs.
-"""
+"""The JSON a model is asked for: a pydantic model, and its schema in the two forms providers take. Kept flat (no
+recursive references, unions or defaults) so that both Gemini's and the OpenAI-compatible structured outputs
+accept it."""
 
 from __future__ import annotations
 

@@ -1,25 +1,6 @@
-"""Alignment and metrics of one response against the reference structure of its clip.
-
-Per response (one clip × condition × responder/model):
-
-- events and actions are matched one-to-one by tIoU (:mod:`.match`); each matched pair gets a label
-  verdict (:mod:`.labels`);
-- references have no time: a response reference is aligned with a reference entity through the matched
-  actions that link to both (one-to-one, greedy by the number of such co-links, ties to the smaller
-  reference id, then the smaller response id). ``reference_name_*`` also scores names alone (one-to-one
-  by rule agreement, ungrounded), which is what a responder that knows *what* but not *when* gets right;
-- metrics, each P / R / F1 (F1 = 2·tp / (n_reference + n_response)):
-  ``event_*`` / ``action_*`` / ``reference_*`` temporal only (grounded for references),
-  ``*_label_*`` the same pairs that also agree in label,
-  ``evsa_*`` event→action links (a response link is right when its two ends are matched to the two ends
-  of a reference link; precision over the response's links, recall over the reference's links, so a
-  missed event or action also misses its links),
-  ``ccc`` (``hd_epic``) the share of objects with ≥ 2 matched movements whose matched response actions all
-  link to one same response reference id,
-  ``rate_<check>`` structural error rates (unit checks over units, link checks over links);
-- not applicable is NaN (events and EVSA on ``hd_epic``, where no sounds are staged; a metric with
-  nothing on either side). An unparsed reply scores 0 on every applicable metric and ``parse_failure`` 1.
-"""
+"""Alignment and metrics of one response against its clip's reference: events and actions matched by tIoU with a
+label verdict each, references aligned through co-linked actions; P / R / F1 per unit kind, label, EVSA links,
+``ccc`` and structural error rates. Not applicable is NaN; an unparsed reply scores 0 (docs/design/captions.md)."""
 
 from __future__ import annotations
 

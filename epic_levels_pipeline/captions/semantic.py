@@ -1,17 +1,6 @@
 """The caption track's semantic layer (after OmniCapBench App. A.2 and F): on structurally aligned pairs only, a
-bounded judge scores the reply unit's description against the reference unit's, both directions, on a 1–5 scale.
-
-- **recall** — how much of what the reference unit states the reply unit also states (omissions cost);
-- **precision** — how much of what the reply unit states the reference unit supports (additions cost).
-
-A contradicted fact counts as not stated (recall) and not supported (precision). Only the descriptions are
-shown: no clip, no times, no other unit. Identical descriptions (after normalisation) score 5 both ways by rule,
-without a call; with no judge nothing is scored (the columns are empty, and the tables say why). Per response (one clip × condition × responder) each unit kind gets the mean of its pairs
-(``semantic_<kind>_p`` / ``_r``, 1–5) and how many pairs were scored (``n_semantic_<kind>``); a pair the judge
-could not score (its call failed, or it could not tell) is left out and counted (``n_semantic_unscored``). Unaligned units get no semantic score (the
-structural metrics already count them), and an unparsed reply has no pairs: the schema gate
-(``caption_scores`` metric ``schema_gate``) is its own figure.
-"""
+bounded judge scores each description against the reference's, recall and precision on a 1–5 scale, seeing only
+the two descriptions. Identical descriptions score 5 by rule; unscored pairs are counted (docs/design/captions.md)."""
 
 from __future__ import annotations
 

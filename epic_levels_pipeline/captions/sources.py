@@ -1,17 +1,6 @@
-"""The caption track's only contact with the rest of the project: the clip, the catalogue and the
-annotation tables. Every import from outside ``captions`` goes through this module, so a move of those
-modules is one edit here.
-
-What the track uses:
-
-- :class:`Clip` (dataset, video, window) — the clip whose caption is asked for;
-- the clip rows frame of ``clip_annotations(ann, clip)`` (streams ``sound``, ``narration``,
-  ``object_track``; spans in video time, clipped and unclipped), and whether they make the clip's audio
-  annotated (``audio_annotated``: where ``silenced`` is asked);
-- :class:`Catalogue` — noun / verb classes and their ``instances`` (synonyms), HD-EPIC object classes,
-  entity frequencies (answer priors for the ``blind`` responder);
-- the cue phrase of each EPIC-SOUNDS class (the catalogue's table of them).
-"""
+"""What the caption track reads of the annotations stage (the clip, its rows, whether its audio is annotated, the
+catalogue and the cue phrases), gathered in one module. (The track also uses the responses stage directly: its
+conditions, offline model name and, in :mod:`.models`, the call runner and cache.)"""
 
 from __future__ import annotations
 

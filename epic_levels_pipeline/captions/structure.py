@@ -1,16 +1,6 @@
-"""The in-memory form of a caption, shared by the reference and by parsed replies.
-
-A :class:`Structure` holds three kinds of unit and the links between them:
-
-- ``reference`` — a persistent entity (no time): a noun class on ``epic_sounds``, a physical object (one
-  HD-EPIC association) on ``hd_epic``;
-- ``event`` — a timestamped audio event;
-- ``action`` — a timestamped visual action (the egocentric counterpart of OmniCapBench's shots);
-- links ``event → action`` (the sound belongs to the action) and ``action → reference`` (the action
-  involves the entity).
-
-Times are seconds from the clip start, inside ``[0, duration_s]``.
-"""
+"""The in-memory form of a caption, shared by the reference and by parsed replies: a :class:`Structure` of
+references (no time), events and actions (seconds from the clip start) and the event → action and action →
+reference links between them."""
 
 from __future__ import annotations
 

@@ -1,25 +1,7 @@
-"""Table-level functions of the caption track: what the assets call. DataFrames in, DataFrames out.
-
-==============================  =====================================================================
-asset (warehouse table)         function
-==============================  =====================================================================
-``caption_references`` (clip)   :func:`caption_references` ``(clip, rows, catalogue)``
-``caption_responses`` (clip)    :func:`caption_responses` ``(clip, references, catalogue, responders)``
-``caption_alignments`` (clip)   :func:`caption_alignments` ``(references, responses, catalogue, judge)``
-                                → ``(alignments, response_scores)``
-``caption_scores``              :func:`caption_scores` ``(response_scores)``
-``caption_threshold_partials``  :func:`caption_threshold_partials` ``(references, responses, catalogue, judge)``
-(clip)
-``caption_threshold_...``       :func:`sensitivity_from_partials` ``(partials)`` (every clip's partials);
-                                :func:`caption_threshold_sensitivity` ``(references, responses, catalogue)``
-                                is the two in one
-==============================  =====================================================================
-
-``rows`` is the clip rows frame of ``clip_annotations(ann, clip)``. Model replies join
-``caption_responses`` with the same columns (``responder`` the provider name, ``model`` the model id,
-``status`` from the runner); their prompt is :func:`~.prompt.caption_prompt` and their schema
-:mod:`.schema`.
-"""
+"""Table-level functions of the caption track, what the assets call (DataFrames in, DataFrames out):
+:func:`caption_references`, :func:`caption_responses`, :func:`caption_alignments`, :func:`caption_scores`, and the
+threshold sensitivity per clip (:func:`caption_threshold_partials`) and across clips
+(:func:`sensitivity_from_partials`). Model replies join ``caption_responses`` with the same columns."""
 
 from __future__ import annotations
 
