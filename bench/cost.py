@@ -102,7 +102,7 @@ def main() -> None:
     paths = Paths.default()
     items, _ = load_items(paths)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
-    frame = estimate(paths, models, items=items, media_resolution=args.media_resolution, fps=args.fps)
+    frame = estimate(paths, models, items=items, media_resolution=args.media_resolution, fps=args.fps, assume_media=True)
     print(f"Estimate over the bundled clips ({frame.attrs['clips']} clips, {len(items):,} items):")
     table = caching_and_batch(frame)
     print(render_caching_and_batch(table))

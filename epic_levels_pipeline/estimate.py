@@ -1,9 +1,12 @@
 """What a run with models of any provider would spend — calls, tokens, cost — before spending it (pure core).
 
-For each model × condition × format the estimate counts one call per item and condition, as
-:func:`responses.model_responses` would send them: ``clip`` and ``silenced`` (where the clip's audio is
-annotated: the items' ``audio_annotated``, :func:`.responses.conditions.conditions_for`) carry the clip's video,
-``no_clip`` is text only. Judge calls are added for a share of the open replies.
+For each model × condition × format the estimate counts the calls a run sends (:func:`requests_of`): one per
+distinct request of the conditions the model is asked under (``clip`` and ``silenced`` — where the clip's audio is
+annotated — carry the clip's video, ``no_clip`` is text only, so identical ``no_clip`` prompts are one call), none
+for the media conditions of a clip whose source video is missing (unless ``assume_media``), one caption per clip ×
+condition, and the one media-integrity request per clip. For the same run and an empty call cache, the count
+equals the ``calls`` of the run's ``spend`` rows (answers and captions). Judge calls are added for a share of the
+open replies.
 
 **Every number here is an estimate.** The constants:
 
@@ -142,7 +145,8 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
              items: pd.DataFrame | None = None, judge_share: float = JUDGE_SHARE,
              judge_model: str | None = None, thinking_tokens: int = 0,
              media_resolution: str | None = None, fps: float | None = None, model_config: str | Path | None = None,
-             latency_s: float = ASSUMED_LATENCY_S, endpoint: str | None = None) -> pd.DataFrame:
+             latency_s: float = ASSUMED_LATENCY_S, endpoint: str | None = None,
+             media_available: dict[str, bool] | None = None, assume_media: bool = False) -> pd.DataFrame:
     """Calls, tokens and cost per model × condition × format (plus ``condition == "judge"`` rows).
 
     ``price_table`` overrides/extends :data:`DEFAULT_PRICES`; ``items`` skips loading them;
@@ -152,7 +156,8 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
     models file (``model_config``, else ``models.toml`` at the project root) or inline ``PROVIDER/MODEL``
     names (served at ``endpoint``, else their provider's address), resolved as a run resolves them.
     ``frame.attrs`` records the item source, the constants used, the items (for :func:`caching_and_batch`) and
-    the wall time at each model's limits (``wall``).
+    the wall time at each model's limits (``wall``). Calls are counted as the run makes them (:func:`requests_of`);
+    ``assume_media`` counts every clip's media calls whether or not its source video is there yet.
     """
     if not models:
         raise ValueError("no models to estimate")
@@ -163,26 +168,20 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
     if items is None:
         items, source = load_items(paths, clips)
     video_per_s = video_tokens_per_s(media_resolution, fps)
-    per_call: list[dict] = []  # one per item × condition (model-independent)
-    judged: list[dict] = []
-    for item in items.itertuples(index=False):
-        duration = Clip.from_key(item.clip_key).duration_s
-        prompt = text_tokens(item.prompt)
-        out = output_tokens(item.format, getattr(item, "base_format", None)) + thinking_tokens
-        is_open = format_of(getattr(item, "base_format", None) or item.format).free_text  # only free answers are judged
-        judge_tokens = _judge_prompt_tokens(item) if is_open else 0
-        for condition in conditions_for(item.audio_annotated):
-            media = condition in MEDIA_CONDITIONS
-            per_call.append({"condition": condition, "format": item.format, "media": media, "prompt_tokens": prompt,
-                             "duration_s": duration if media else 0.0, "output_tokens": out})
-            if is_open:
-                judged.append({"format": item.format, "prompt_tokens": judge_tokens})
+    if assume_media:
+        media_available = {key: True for key in items["clip_key"].unique()}
+    per_call, judged, integrity, media_ok = requests_of(paths, items, thinking_tokens, media_available)
     calls = pd.DataFrame(per_call, columns=["condition", "format", "media", "prompt_tokens", "duration_s",
                                             "output_tokens"])
+    checks = pd.DataFrame(integrity, columns=["condition", "format", "media", "prompt_tokens", "duration_s",
+                                              "output_tokens"])
 
-    def grouped_for(rates: MediaRates) -> pd.DataFrame:
-        c = calls.assign(video_tokens=[rates.video_tokens(d) if d else 0 for d in calls["duration_s"]],
-                         audio_tokens=[rates.audio_tokens(d) if d else 0 for d in calls["duration_s"]])
+    def grouped_for(rates: MediaRates, spec: ModelSpec) -> pd.DataFrame:
+        asked = calls[calls["condition"].isin(spec.conditions)]
+        if "clip" in spec.conditions and (spec.audio != "none" or spec.provider == "gemini"):
+            asked = pd.concat([asked, checks], ignore_index=True)  # the media-integrity request, one per clip
+        c = asked.assign(video_tokens=[rates.video_tokens(d) if d else 0 for d in asked["duration_s"]],
+                         audio_tokens=[rates.audio_tokens(d) if d else 0 for d in asked["duration_s"]])
         return c.groupby(["condition", "format", "media"], sort=True).agg(
             calls=("prompt_tokens", "size"), prompt_tokens=("prompt_tokens", "sum"), video_tokens=("video_tokens", "sum"),
             audio_tokens=("audio_tokens", "sum"), output_tokens=("output_tokens", "sum")).reset_index()
@@ -202,7 +201,7 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
     for spec in specs:
         model, rates = spec.name, media_rates(spec)
         judge = judge_spec or spec
-        for frame, billed in ((grouped_for(rates), spec), (judge_rows, judge)):
+        for frame, billed in ((grouped_for(rates, spec), spec), (judge_rows, judge)):
             if not len(frame):
                 continue
             f = frame.copy()
@@ -228,9 +227,66 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
                       "thinking_tokens": thinking_tokens, "video_tokens_per_s": video_per_s,
                       "media_resolution": resolution_name(media_resolution) or "default",
                       "fps": float(fps) if fps else 1.0,
-                      "media_groups": media_groups(items, video_per_s)})
+                      "media_groups": media_groups(items, video_per_s),
+                      "clips_without_media": sum(1 for ok in media_ok.values() if not ok),
+                      "media_root": str(paths.source_media)})
     out.attrs["wall"] = wall_time(out, specs, judge_spec, latency_s)
     return out
+
+
+CAPTION_OUTPUT_TOKENS = 600  # a structured caption of a 30 s window (an assumption)
+
+
+def requests_of(paths: Paths, items: pd.DataFrame, thinking_tokens: int = 0,
+                media_available: dict[str, bool] | None = None
+                ) -> tuple[list[dict], list[dict], list[dict], dict[str, bool]]:
+    """The requests a run sends for ``items``, counted as the run counts them: one per distinct (condition, media,
+    prompt) — identical prompts under ``no_clip`` are one call across clips —, none under ``clip`` / ``silenced`` for
+    a clip without its source video (the run skips them); the caption track's one per clip × condition; and the
+    media-integrity request of each clip with media. Returns (calls, open replies for the judge, integrity calls,
+    whether each clip has its media); ``media_available`` (clip key -> bool) replaces looking for source videos."""
+    from .captions.prompt import caption_prompt, conditions_for as caption_conditions
+    from .responses.media_sources import find_source_video
+
+    media_ok: dict[str, bool] = dict(media_available or {})
+    per_call, judged, integrity, seen, clips = [], [], [], set(), {}
+    for item in items.itertuples(index=False):
+        clip = clips.setdefault(item.clip_key, Clip.from_key(item.clip_key))
+        if item.clip_key not in media_ok:
+            media_ok[item.clip_key] = find_source_video(paths.source_media, clip.dataset, clip.video_id) is not None
+        prompt = text_tokens(item.prompt)
+        out = output_tokens(item.format, getattr(item, "base_format", None)) + thinking_tokens
+        is_open = format_of(getattr(item, "base_format", None) or item.format).free_text  # only free answers are judged
+        judge_tokens = _judge_prompt_tokens(item) if is_open else 0
+        for condition in conditions_for(item.audio_annotated):
+            media = condition in MEDIA_CONDITIONS
+            if media and not media_ok[item.clip_key]:
+                continue
+            key = (condition, item.clip_key if media else None, item.prompt)
+            if key in seen:
+                continue
+            seen.add(key)
+            per_call.append({"condition": condition, "format": item.format, "media": media, "prompt_tokens": prompt,
+                             "duration_s": clip.duration_s if media else 0.0, "output_tokens": out})
+            if is_open:
+                judged.append({"format": item.format, "prompt_tokens": judge_tokens})
+        if media_ok[item.clip_key] and ("integrity", item.clip_key) not in seen:
+            seen.add(("integrity", item.clip_key))
+            integrity.append({"condition": "clip", "format": "integrity", "media": True, "prompt_tokens": prompt,
+                              "duration_s": clip.duration_s, "output_tokens": out})
+    flags = items.drop_duplicates("clip_key").set_index("clip_key")["audio_annotated"] if len(items) else {}
+    for key, clip in clips.items():
+        for condition in caption_conditions(bool(flags[key])):
+            media = condition in MEDIA_CONDITIONS
+            prompt = caption_prompt(clip, condition)
+            if media and not media_ok[key] or ("caption", condition, key if media else None, prompt) in seen:
+                continue
+            seen.add(("caption", condition, key if media else None, prompt))
+            per_call.append({"condition": condition, "format": "caption", "media": media,
+                             "prompt_tokens": text_tokens(prompt),
+                             "duration_s": clip.duration_s if condition in MEDIA_CONDITIONS else 0.0,
+                             "output_tokens": CAPTION_OUTPUT_TOKENS + thinking_tokens})
+    return per_call, judged, integrity, media_ok
 
 
 def model_specs(paths: Paths, names: list[str], model_config: str | Path | None = None, *,
@@ -298,6 +354,10 @@ def render_estimate(frame: pd.DataFrame) -> str:
     lines.append(f"Estimate for {attrs.get('items', '?')} items of {attrs.get('clips', '?')} clips "
                  f"(items materialized for {source.get('materialized', 0)} clips, computed now for "
                  f"{source.get('computed', 0)}).")
+    if attrs.get("clips_without_media"):
+        lines.append(f"{attrs['clips_without_media']} of these clips have no source video under {attrs.get('media_root')}: "
+                     "their clip and silenced calls are not counted, as the run skips them (--assume-media counts "
+                     "them).")
     video_per_s = attrs.get("video_tokens_per_s", VIDEO_TOKENS_PER_S)
     lines.append(f"Assumptions: ~{CHARS_PER_TOKEN} characters per text token; media tokens on every clip/silenced call "
                  f"per route: Gemini ~{video_per_s + AUDIO_TOKENS_PER_S:g}/s ({video_per_s:g} video at {attrs.get('fps', 1.0):g} fps, "

@@ -54,6 +54,7 @@ class RunFlags:
     fps: float | None = None
     rpm: float | None = None
     concurrency: int | None = None
+    strict_media: bool = False         # fail a run where a model's server ignored the audio or video it was sent
 
 
 def flags_from_config(config) -> RunFlags:
@@ -72,7 +73,8 @@ def flags_from_config(config) -> RunFlags:
         allow_self_judge=bool(c.get("allow_self_judge")), batch=bool(c.get("batch")),
         media_resolution=text("media_resolution"), fps=float(c["fps"]) if c.get("fps") else None,
         rpm=float(c["rpm"]) if c.get("rpm") else None,
-        concurrency=int(c["concurrency"]) if c.get("concurrency") else None)
+        concurrency=int(c["concurrency"]) if c.get("concurrency") else None,
+        strict_media=bool(c.get("strict_media")))
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ class EvaluationPlan:
     judges: tuple[tuple[str, ModelSpec, bool], ...] = ()  # every judge asked: (NAME, spec, judges its own replies)
     verdict_by: str = ""               # whose verdict counts: a judge's NAME, "majority", or "" with no judge
     batch: bool = False
+    strict_media: bool = False
     models_file: str | None = None
     notes: tuple[str, ...] = field(default=())
 
@@ -269,7 +272,8 @@ def resolve_plan(root: Path, flags: RunFlags | None = None, env: Mapping[str, st
         responders=responders, caption_responders=captions,
         models=tuple(ModelPlan(s, s.name in asked) for s in specs), judge=counting[1] if counting else None,
         self_judging=bool(counting and counting[2]), judges=judges, verdict_by=verdict_by,
-        batch=bool(flags.batch), models_file=models_file.path if models_file else None, notes=tuple(notes))
+        batch=bool(flags.batch), strict_media=bool(flags.strict_media),
+        models_file=models_file.path if models_file else None, notes=tuple(notes))
 
 
 def request_settings(spec: ModelSpec) -> dict:
@@ -294,6 +298,21 @@ def caller_for(spec: ModelSpec, cache: CallCache | None, env: Mapping[str, str] 
         return provider_for(spec, cache, env if calls else {var: UNUSED_KEY for var in spec.api_key_env})
     except ValueError as exc:
         raise ValueError(f"model {spec.name}: {exc}") from None
+
+
+def declaration_changes(current: dict[str, str], previous: dict[str, set[str]], where: str = "the tables") -> list[str]:
+    """What changed since the models' rows were last written, one line each: a model that left the declaration (its
+    rows leave ``where``), a model whose route-changing settings changed (new digest: asked again). ``current``:
+    NAME -> digest of the declared models; ``previous``: NAME -> digests found in the rows written before."""
+    lines = []
+    for name in sorted(set(previous) - set(current)):
+        lines.append(f"model {name} is no longer declared (evaluate = [...]): its rows leave {where}")
+    for name in sorted(set(previous) & set(current)):
+        old = sorted(d for d in previous[name] if d and d != current[name])
+        if old:
+            lines.append(f"model {name}: its settings changed (digest {', '.join(old)} -> {current[name]}): its "
+                         "answers are asked again under the new settings")
+    return lines
 
 
 REACH_TIMEOUT_S = 10.0
@@ -347,6 +366,7 @@ def model_runs(plan: EvaluationPlan, cache: CallCache, env: Mapping[str, str] | 
     return runs
 
 
-__all__ = ["EvaluationPlan", "ModelPlan", "PlanError", "RunFlags", "caller_for", "flags_from_config", "load_models", "model_problems",
+__all__ = ["EvaluationPlan", "ModelPlan", "PlanError", "RunFlags", "caller_for", "declaration_changes",
+           "flags_from_config", "load_models", "model_problems",
            "model_runs",
            "request_settings", "resolve_plan"]

@@ -52,6 +52,8 @@ E2E_PATHS = {
     "defs/test_model_pipeline.py": "the whole graph against the local Gemini server",
     "defs/test_model_caching_batch.py": "the whole graph against the local Gemini server (caches, batch jobs)",
     "defs/test_openai_pipeline.py": "the whole graph (through the CLI) against the local OpenAI-compatible server",
+    "defs/test_models_declared.py": "the whole graph (through the CLI, a launch and the sensor) several times against "
+                                    "the local OpenAI-compatible server",
     "defs/test_judges_pipeline.py": "the whole graph with two judges, and a judge timing out (retried), against local "
                                     "OpenAI-compatible servers",
     "defs/test_caption_pipeline.py::test_caption_track_with_a_gemini_model": "the whole graph against the local Gemini server",

@@ -17,7 +17,7 @@ CLIPS = [Clip.from_key("epic_sounds__P09_08__45-75"), Clip.from_key("hd_epic__P0
 
 @pytest.fixture(scope="module")
 def frame():
-    return estimate(Paths(ROOT), ["gemini-2.5-flash"], clips=CLIPS)
+    return estimate(Paths(ROOT), ["gemini-2.5-flash"], clips=CLIPS, assume_media=True)
 
 
 def test_counts_calls_and_tokens(frame):
@@ -26,9 +26,27 @@ def test_counts_calls_and_tokens(frame):
     assert (responses["calls"] > 0).all()
     assert (responses["prompt_tokens"] > 0).all() and (responses["output_tokens"] > 0).all()
     assert (frame["cost_usd"] > 0).all()
-    # one call per item and condition: epic_sounds items x3 (clip, no_clip, silenced), hd_epic items x2
+    # one call per distinct request: epic_sounds items under clip, no_clip, silenced, hd_epic items under two;
+    # identical no_clip prompts are one call; a caption per clip x condition; one integrity request per clip
     assert set(responses["condition"]) == {"clip", "no_clip", "silenced"}
-    assert responses[responses["condition"] == "no_clip"]["calls"].sum() == frame.attrs["items"]
+    items = frame.attrs["items"]
+    answers = responses[~responses["format"].isin(["caption", "integrity"])]
+    assert answers[answers["condition"] == "no_clip"]["calls"].sum() <= items
+    assert responses.loc[responses["format"] == "caption", "calls"].sum() == 3 + 2  # no_clip prompts differ here
+    assert responses.loc[responses["format"] == "integrity", "calls"].sum() == 2
+
+
+def test_calls_are_counted_as_the_run_makes_them():
+    """No media calls for a clip without its source video (the run skips them), identical prompts once."""
+    from epic_levels_pipeline.estimate import requests_of, load_items
+
+    items, _ = load_items(Paths(ROOT), CLIPS)
+    calls, _, integrity, media = requests_of(Paths(ROOT), items, media_available={c.key: False for c in CLIPS})
+    assert {c["condition"] for c in calls} == {"no_clip"} and not integrity and not any(media.values())
+    assert sum(c["format"] != "caption" for c in calls) == items["prompt"].nunique()
+    calls, _, integrity, _ = requests_of(Paths(ROOT), items, media_available={CLIPS[0].key: True, CLIPS[1].key: False})
+    clip = [c for c in calls if c["condition"] == "clip" and c["format"] != "caption"]
+    assert len(clip) == items.loc[items["clip_key"] == CLIPS[0].key, "prompt"].nunique() and len(integrity) == 1
 
 
 def test_media_tokens_only_with_media(frame):
@@ -42,7 +60,7 @@ def test_media_tokens_only_with_media(frame):
 
 
 def test_unknown_model_has_tokens_but_no_cost():
-    f = estimate(Paths(ROOT), ["gemini/no-such-model"], clips=CLIPS[:1])
+    f = estimate(Paths(ROOT), ["gemini/no-such-model"], clips=CLIPS[:1], assume_media=True)
     assert f["cost_usd"].isna().all()
     assert (f["input_tokens"] > 0).all()
     assert "unknown" in render_estimate(f)
@@ -69,7 +87,7 @@ def test_main_estimate_prints_a_table():
 
 def test_media_tokens_follow_each_providers_route():
     f = estimate(Paths(ROOT), ["gemini/gemini-2.5-flash", "openai/gpt-4o-mini-audio-preview", "vllm/Qwen/Qwen2.5-Omni-7B",
-                               "sglang/Qwen/Qwen2.5-VL-7B-Instruct"], clips=CLIPS[:1])
+                               "sglang/Qwen/Qwen2.5-VL-7B-Instruct"], clips=CLIPS[:1], assume_media=True)
     clip = f[(f["condition"] == "clip")].groupby("model")[["video_tokens", "audio_tokens", "calls"]].sum()
     per_call = clip.div(clip["calls"], axis=0)
     assert per_call.loc["gemini/gemini-2.5-flash", "video_tokens"] == 30 * 258

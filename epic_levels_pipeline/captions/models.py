@@ -17,7 +17,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..responses.cache import cache_key
-from ..responses.calls import CallRequest, CallStats, run_calls_sync
+from ..responses.calls import CallRequest, CallStats, observe, run_calls_sync
 from ..responses.providers.structured import choice_schema, parse_choice
 from ..responses.runner import ClipMediaInfo, ModelRun, cached_only, condition_media
 from .labels import Judge
@@ -61,6 +61,7 @@ def model_caption_responses(clip: Clip, media: ClipMediaInfo, run: ModelRun, str
             results, stats = run_calls_sync(requests, run.caller, run.cache, rpm=run.rpm, concurrency=run.concurrency)
         else:
             results = cached_only(requests, run.cache)
+            observe(run.caller, results)
         for request, result in zip(requests, results):
             rows.append({**base, "condition": request.condition, "prompt": request.prompt, "reply": result.reply,
                          "status": result.status, "error": result.error or None, "cache_key": result.cache_key,

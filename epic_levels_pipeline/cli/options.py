@@ -67,11 +67,12 @@ def media_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fps", type=float, default=None, help="video frames sampled per second (default 1)")
 
 
-def models_flags(p: argparse.ArgumentParser, default: str = "", default_text: str = "none") -> None:
+def models_flags(p: argparse.ArgumentParser, default: str = "", default_text: str = "none", what: str = "") -> None:
     """``--models``, ``--model-config`` and ``--endpoint``: the same for ``run``, ``estimate`` and ``probe``."""
     p.add_argument("--models", default=default, metavar="NAME,…",
-                   help="comma-separated model NAMEs of the models file, or inline PROVIDER/MODEL names (gemini/…, "
-                        f"openai/…, vllm/…, sglang/…) with their provider's defaults (default: {default_text})")
+                   help=what or "comma-separated model NAMEs of the models file, or inline PROVIDER/MODEL names "
+                        "(gemini/…, openai/…, vllm/…, sglang/…) with their provider's defaults "
+                        f"(default: {default_text})")
     p.add_argument("--model-config", default="", metavar="FILE",
                    help="the models file (default: models.toml at the project root, when there is one)")
     p.add_argument("--endpoint", default="", metavar="URL",

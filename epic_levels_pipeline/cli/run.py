@@ -26,13 +26,18 @@ def add_parser(sub) -> None:
     clips_flag(p)
     p.add_argument("--responders", default=",".join(OFFLINE_RESPONDERS), type=responders, metavar="NAME,…",
                    help=f"comma-separated offline responders, of {', '.join(OFFLINE_RESPONDERS)} (default: all four)")
-    models_flags(p)
+    models_flags(p, what="comma-separated NAMEs of declared models (evaluate = [...] in the models file) that this run "
+                         "asks; the other declared models are answered from the call cache only, so their rows stay "
+                         "(default: every declared model)")
     p.add_argument("--judge", default="", metavar="NAME", help="NAME or PROVIDER/MODEL that judges open replies the rules cannot decide, "
                    "or 'self' (the run's one model judges its own replies); default: $EPIC_LEVELS_JUDGE_MODEL, else "
                    "the models file's judge, else none (undecided replies stay undecided; cc_strict is the headline)")
     p.add_argument("--allow-self-judge", action="store_true",
                    help="let a judge that is also a model of the run judge its own replies (marked self_judged)")
     media_flags(p)
+    p.add_argument("--strict-media", action="store_true",
+                   help="fail the run where a model's server ignored the audio or the video it was sent (same prompt "
+                        "tokens with and without it); without it such rows are marked audio_ignored / video_ignored")
     p.add_argument("--batch", action="store_true",
                    help="send the Gemini model calls as batch jobs (half price, answered within a day); "
                         "a killed run resumes the same jobs")
@@ -58,6 +63,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         evaluation["allow_self_judge"] = True
     if args.batch:
         evaluation["batch"] = True
+    if args.strict_media:
+        evaluation["strict_media"] = True
     # every input checked before Dagster starts anything (the same checks start every run of the UI and the daemon)
     checked = preflight(RunInputs(paths, evaluation, clip_keys=args.clips or None))
     for note in checked.notes:
@@ -69,14 +76,59 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 2
     if not check_models(evaluation, reach=False):  # the plan said once (the pre-flight checked its models)
         return 2
+    print_declaration_changes(paths, evaluation)
     run_config = {"resources": {"evaluation": {"config": evaluation}}}
     report = run_pipeline(paths, clip_keys=args.clips or None, run_config=run_config)
+    print_spend(paths, report.run_ids)
     print(f"\n{len(report.clips)} clips, {report.runs} runs, {report.seconds:.1f} s; failed: {report.failed or 'none'}")
     if report.failed:
         print_failures(report)
         return 1
     print_summary(paths, report.run_ids)
     return 0
+
+
+def print_declaration_changes(paths: Paths, evaluation: dict) -> None:
+    """What changed in the declared models since the tables were last written (a model that left the declaration,
+    one whose settings changed), from the warehouse's ``responses``."""
+    from ..defs.evaluation import EvaluationResource
+    from ..plan import declaration_changes
+    from ..storage.views import query
+
+    if not paths.warehouse.exists():
+        return
+    try:
+        rows = query(paths.warehouse, "SELECT DISTINCT model, model_digest FROM responses "
+                                      "WHERE provider NOT IN ('offline', 'external')")
+    except Exception:  # no responses (or no model_digest) yet: nothing to compare with
+        return
+    previous: dict[str, set[str]] = {}
+    for row in rows.itertuples(index=False):
+        previous.setdefault(str(row.model), set()).add(str(row.model_digest))
+    plan = EvaluationResource(**evaluation).plan()
+    for line in declaration_changes({m.spec.name: m.spec.digest for m in plan.models}, previous):
+        print(line)
+
+
+def print_spend(paths: Paths, run_ids: list[str] | None) -> None:
+    """What this command's runs spent on model calls, per model and purpose (the ``spend`` table's ledger)."""
+    from ..responses.cache import CallCache
+    from ..responses.spend import spend_table
+
+    if not run_ids or not (paths.cache / "calls.sqlite").exists():
+        return
+    with CallCache(paths.cache / "calls.sqlite") as cache:
+        table = spend_table(cache.spend_rows(run_ids))
+    table = table[table["run_id"] == "*"]
+    if not len(table):
+        return
+    shown = table[["model", "purpose", "calls", "cached", "failed", "prompt_tokens", "output_tokens", "cached_tokens",
+                   "wall_s"]].copy()
+    shown["cost"] = ["unknown" if c != c else f"${c:,.2f}" for c in table["cost_usd"]]
+    shown["wall_s"] = shown["wall_s"].map(lambda v: f"{v:.1f}")
+    print("\nSpend of this run (warehouse table `spend`; calls: distinct requests sent; cached: answered from the call "
+          "cache):")
+    print(text_table(shown, left=2))
 
 
 def print_failures(report) -> None:

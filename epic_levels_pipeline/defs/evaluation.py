@@ -15,6 +15,7 @@ from ..plan import EvaluationPlan, PlanError, RunFlags, caller_for, flags_from_c
 from ..responses.cache import CallCache
 from ..responses.models_config import ModelSpec
 from ..responses.runner import ModelRun
+from ..responses.spend import SpendMeter, metered
 from ..settings import Paths, project_root
 
 
@@ -32,8 +33,10 @@ class EvaluationResource(dg.ConfigurableResource):
     batch: bool = False
     media_resolution: str = ""
     fps: float = 0
+    strict_media: bool = False  # fail the run where a model's server ignored the audio or video it was sent
     caption_responders: str = ""  # "": $EPIC_LEVELS_CAPTION_RESPONDERS, else every caption responder
     _plan: EvaluationPlan | None = PrivateAttr(default=None)
+    _meter: SpendMeter | None = PrivateAttr(default=None)
 
     def flags(self) -> RunFlags:
         return flags_from_config(self.model_dump())
@@ -57,7 +60,10 @@ class EvaluationResource(dg.ConfigurableResource):
         return Path(self.media_root) if self.media_root else paths.source_media
 
     def cache(self, paths: Paths) -> CallCache:
-        return CallCache(paths.cache / "calls.sqlite")
+        """The call cache, metering what the step's calls spend into the cache's ledger when it is closed."""
+        cache = MeteredCache(paths.cache / "calls.sqlite")
+        self._meter = cache.meter
+        return cache
 
     def model_runs(self, cache: CallCache | None) -> list[ModelRun]:
         log = dg.get_dagster_logger()
@@ -65,19 +71,62 @@ class EvaluationResource(dg.ConfigurableResource):
         for line in plan.notes:
             log.info(line)
         try:
-            return model_runs(plan, cache, os.environ)
+            runs = model_runs(plan, cache, os.environ)
         except ValueError as exc:
             raise dg.Failure(description=str(exc)) from None
+        for run in runs:
+            self._name(run.caller, run.model)
+        return runs
 
     def provider(self, cache: CallCache | None, spec: ModelSpec):
         """The provider of a model or judge of the plan; a Failure naming what is missing (never the key)."""
         try:
-            return caller_for(spec, cache, os.environ)
+            caller = caller_for(spec, cache, os.environ)
         except ValueError as exc:
             raise dg.Failure(description=str(exc)) from None
+        self._name(caller, spec.name)
+        return caller
+
+    def _name(self, caller, name: str) -> None:
+        if self._meter is not None:
+            self._meter.name(caller, name)
 
     def judge_panel(self) -> tuple[list[tuple[str, ModelSpec, bool]], str]:
         """Every judge asked ``(NAME, spec, judges its own replies)`` and whose verdict counts (a NAME, ``majority``,
         or ``""`` with no judge)."""
         plan = self.plan()
         return list(plan.judges), plan.verdict_by
+
+
+#: What a step's model calls are for, by the step's asset (the ledger's ``purpose``).
+PURPOSE = {"responses": "answers", "hd_epic_vqa_responses": "answers", "caption_responses": "captions",
+           "verdicts": "judge", "hd_epic_vqa_verdicts": "judge", "judge_audit": "judge_audit",
+           "caption_alignments": "caption_judge"}
+
+
+class MeteredCache(CallCache):
+    """The call cache of one step: while it is open, every batch of calls the step makes is tallied
+    (:mod:`..responses.spend`); closing it appends the tallies to the ledger under the run and the step."""
+
+    def __init__(self, path):
+        super().__init__(path)
+        try:
+            self._context = dg.AssetExecutionContext.get()
+        except Exception:  # noqa: BLE001 - outside a step (a script, a test): nothing to record under
+            self._context = None
+        asset = self._context.op_def.name if self._context is not None else ""  # the step (one asset or several)
+        self.meter = SpendMeter(PURPOSE.get(asset, "calls"))
+        self._asset = asset
+        self._metering = metered(self.meter)
+        self._metering.__enter__()
+
+    def close(self) -> None:
+        if self._metering is not None:
+            try:
+                self._metering.__exit__(None, None, None)
+            except ValueError:  # closed in another context than the one it was opened in: nothing to undo there
+                pass
+            self._metering = None
+            if self._context is not None and self.meter.tallies:
+                self.add_spend(self.meter.rows(self._context.run_id, self._asset))
+        super().close()

@@ -8,7 +8,7 @@ from ..settings import Paths
 
 REPORT_TABLES = ("scores", "paired_comparisons", "over_marking", "shortcut_audit", "verdicts", "judge_audit",
                  "caption_scores", "caption_alignments", "vqa_official_scores",
-                 "judge_agreement", "judge_swap")
+                 "judge_agreement", "judge_swap", "media_integrity", "spend")
 
 
 def load_table(paths: Paths, name: str) -> pd.DataFrame | None:

@@ -51,6 +51,7 @@ from .document import (CONDITION_ORDER, DASH, FEW, FIGURE_DIR, FORMAT_ORDER, LIU
                        Report, _frame, fmt, fmt_interval, fmt_p, fmt_pct)
 from .loading import REPORT_TABLES, caption_timeline_rows, load_table
 from .plots import bar_panels, grouped_bars
+from .model_sections import integrity_section, spend_section
 from .judge_sections import SECTION_JUDGES, SECTION_SEMANTIC, judges_section, semantic_section
 from .vqa_sections import SECTION_VQA_OFFICIAL, vqa_official_section
 from .sections import (MAIN_COLUMNS, _leaderboard_section, _main_section, _paired_section, _plots_section,
@@ -61,7 +62,8 @@ from .sections import (MAIN_COLUMNS, _leaderboard_section, _main_section, _paire
 
 def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, judge_audit=None, *,
                  title: str = "epic-levels report", caption_scores=None, caption_alignments=None,
-                 vqa_official=None, judge_agreement=None, judge_swap=None) -> Report:
+                 vqa_official=None, judge_agreement=None, judge_swap=None, media_integrity=None,
+                 spend=None) -> Report:
     """Build the report from the scored tables (any of them may be None or empty; see the module docstring)."""
     scores, paired = _frame(scores), _frame(paired)
     over_marking, shortcut_audit = _frame(over_marking), _frame(shortcut_audit)
@@ -70,6 +72,7 @@ def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, ju
     doc = Document()
     doc.heading(1, title)
     doc.para(summary_line(scores, table), "lead")
+    integrity_section(doc, media_integrity)  # first: a model that ignored its media makes its comparisons void
     if not any(len(x) for x in (scores, paired, over_marking, shortcut_audit, verdicts_frame)):
         doc.empty("Every table is empty or missing: run the pipeline first (no results to report).")
 
@@ -103,6 +106,7 @@ def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, ju
         judges_section(doc, judge_agreement, judge_swap)
     if vqa_official is not None:
         vqa_official_section(doc, vqa_official)
+    spend_section(doc, spend)
     sizes = [f"scores {len(scores):,}", f"paired_comparisons {len(paired):,}", f"over_marking {len(over_marking):,}",
              f"shortcut_audit {len(shortcut_audit):,}",
              f"verdicts {len(verdicts_frame):,}" if verdicts is not None else "verdicts (not read)",
@@ -142,7 +146,8 @@ def _write_text(path: Path, text: str) -> None:
 
 def write_report(out_dir: Path, scores, paired, over_marking, shortcut_audit, verdicts=None, judge_audit=None, *,
                  title: str = "epic-levels report", caption_scores=None, caption_alignments=None,
-                 vqa_official=None, judge_agreement=None, judge_swap=None) -> tuple[Path, Path]:
+                 vqa_official=None, judge_agreement=None, judge_swap=None, media_integrity=None,
+                 spend=None) -> tuple[Path, Path]:
     """Write ``report.md``, ``report.html`` and ``report_figures/*.png`` under ``out_dir``; return (md, html).
 
     Each text file is replaced atomically. PNGs left in ``report_figures/`` by an earlier report that this one
@@ -152,7 +157,8 @@ def write_report(out_dir: Path, scores, paired, over_marking, shortcut_audit, ve
     out_dir.mkdir(parents=True, exist_ok=True)
     report = build_report(scores, paired, over_marking, shortcut_audit, verdicts, judge_audit, title=title,
                           caption_scores=caption_scores, caption_alignments=caption_alignments,
-                          vqa_official=vqa_official, judge_agreement=judge_agreement, judge_swap=judge_swap)
+                          vqa_official=vqa_official, judge_agreement=judge_agreement, judge_swap=judge_swap,
+                          media_integrity=media_integrity, spend=spend)
     figures = out_dir / FIGURE_DIR
     figures.mkdir(exist_ok=True)
     for old in figures.glob("*.png"):
@@ -176,7 +182,8 @@ def report_from_warehouse(paths: Paths, *, title: str = "epic-levels report", ou
                         tables["shortcut_audit"], tables["verdicts"], tables["judge_audit"], title=title,
                         caption_scores=tables["caption_scores"], caption_alignments=tables["caption_alignments"],
                         vqa_official=tables["vqa_official_scores"], judge_agreement=tables["judge_agreement"],
-                        judge_swap=tables["judge_swap"])
+                        judge_swap=tables["judge_swap"], media_integrity=tables["media_integrity"],
+                        spend=tables["spend"])
 
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Persistent cache of model calls and of uploaded media files (one SQLite file).
 
-Pure core (no Dagster). Four tables:
+Pure core (no Dagster). Five tables:
 
 ``calls``
     One row per ``cache_key`` — the latest outcome of that request: reply, status, token counts
@@ -17,6 +17,9 @@ Pure core (no Dagster). Four tables:
     One row per provider-side cached content (Gemini context caching), keyed by what it holds (model,
     media hash, window, media settings): its resource name and expiry time. A resumed run reuses a
     live one instead of creating another; rows are deleted when the cache is deleted or found gone.
+``spend``
+    The ledger of what runs spent: one row per run × step × model × purpose (:mod:`.spend`), appended, never
+    changed; the ``spend`` table reads it.
 ``batch_jobs``
     One row per submitted batch job: its name, model, last state seen, and the requests it carries
     (cache key, responder, model, condition per item, in submission order), written right after the
@@ -82,6 +85,27 @@ CREATE TABLE IF NOT EXISTS batch_jobs (
     done INT DEFAULT 0,
     submitted_at TEXT,
     updated_at TEXT
+);
+CREATE TABLE IF NOT EXISTS spend (
+    run_id TEXT,
+    recorded_at TEXT,
+    asset TEXT,
+    purpose TEXT,
+    responder TEXT,
+    model TEXT,
+    provider TEXT,
+    served_model TEXT,
+    endpoint TEXT,
+    requests INT,
+    cached INT,
+    calls INT,
+    attempts INT,
+    failed INT,
+    prompt_tokens INT,
+    output_tokens INT,
+    cached_tokens INT,
+    wall_s REAL,
+    cost_usd REAL
 );
 CREATE TABLE IF NOT EXISTS uploads (
     sha256 TEXT PRIMARY KEY,
@@ -357,6 +381,29 @@ class CallCache:
                 for n, m, st, items, src, d, at in rows]
 
     # -- lifecycle -------------------------------------------------------------------------------
+
+    # -- spend ------------------------------------------------------------------------------------
+
+    def add_spend(self, rows: list[dict]) -> None:
+        """Append ledger rows (:data:`.spend.SPEND_COLUMNS`) in one committed transaction."""
+        if not rows:
+            return
+        columns = list(rows[0])
+        with self._lock:
+            self._conn.execute("BEGIN")
+            self._conn.executemany(f"INSERT INTO spend ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                                   [tuple(r[c] for c in columns) for r in rows])
+            self._conn.execute("COMMIT")
+
+    def spend_rows(self, run_ids: list[str] | None = None) -> list[dict]:
+        """The ledger's rows (of ``run_ids`` only, when given), in the order they were recorded."""
+        query, args = "SELECT * FROM spend", ()
+        if run_ids is not None:
+            query, args = f"SELECT * FROM spend WHERE run_id IN ({', '.join('?' * len(run_ids))})", tuple(run_ids)
+        with self._lock:
+            cursor = self._conn.execute(query + " ORDER BY rowid", args)
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, row)) for row in cursor.fetchall()]
 
     def close(self) -> None:
         with self._lock:

@@ -36,12 +36,14 @@ a list of requests through such a call and guarantees:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import email.utils
 import random
 import re
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Awaitable, Callable, ClassVar, Protocol, Sequence
@@ -413,5 +415,30 @@ def run_blocking(coro):
 def run_calls_sync(requests: Sequence[CallRequest], call: Call, cache: "ResultCache | None",
                    **kwargs) -> tuple[list[CallResult], CallStats]:
     """Blocking :func:`run_calls` (see :func:`run_blocking`). ``call`` must not be tied to another
-    event loop (:class:`.gemini.GeminiCaller` keeps one SDK client per loop, so it is fine)."""
-    return run_blocking(run_calls(requests, call, cache, **kwargs))
+    event loop (:class:`.gemini.GeminiCaller` keeps one SDK client per loop, so it is fine). The results are
+    shown to the current observer (:func:`observed`)."""
+    results, stats = run_blocking(run_calls(requests, call, cache, **kwargs))
+    observe(call, results, stats)
+    return results, stats
+
+
+Observer = Callable[[object, list, "CallStats | None"], None]
+_OBSERVER: contextvars.ContextVar[Observer | None] = contextvars.ContextVar("calls_observer", default=None)
+
+
+@contextmanager
+def observed(observer: Observer):
+    """While the block runs, ``observer(call, results, stats)`` sees every batch :func:`run_calls_sync` answers
+    (what :mod:`.spend` tallies)."""
+    token = _OBSERVER.set(observer)
+    try:
+        yield observer
+    finally:
+        _OBSERVER.reset(token)
+
+
+def observe(call, results: list, stats: "CallStats | None" = None) -> None:
+    """Show a batch of results answered for ``call`` to the current observer, if any."""
+    observer = _OBSERVER.get()
+    if observer is not None:
+        observer(call, results, stats)

@@ -139,6 +139,16 @@ def silence_audio(clip: Path, out: Path) -> Path:
     return _write_atomically(Path(out), args, "silencing audio", clip)
 
 
+def strip_audio(clip: Path, out: Path) -> Path:
+    """Copy ``clip``'s video stream alone (no audio track) to ``out`` (atomic; kept while it is newer than
+    ``clip``): what a model is sent to tell whether it uses the audio it is sent."""
+    clip, out = Path(clip), Path(out)
+    if out.is_file() and out.stat().st_mtime >= clip.stat().st_mtime:
+        return out
+    args = ["-i", str(clip), "-map", "0:v:0", "-c:v", "copy", "-an", "-map_metadata", "-1", "-movflags", "+faststart"]
+    return _write_atomically(out, args, "stripping audio", clip)
+
+
 def audio_rms(path: Path | str) -> float:
     """RMS of the first audio track, decoded to 16-bit mono PCM, in full-scale units (silence = 0.0).
 

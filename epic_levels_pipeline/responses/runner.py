@@ -28,14 +28,14 @@ from ..annotations.clips import Clip
 from .conditions import items_by_condition, perceived_streams
 from ..formats.answers import Context
 from .offline import OFFLINE_MODEL, offline_reply
-from .calls import CallResult, serve_cached
+from .calls import CallResult, observe, serve_cached
 from .conditions import CONDITIONS
 
 RESPONSE_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format",
     "base_format", "condition", "responder", "model", "reply", "status", "prompt_tokens", "output_tokens",
     "latency_s", "cache_key", "cached", "error", "media_sha256", "provider", "endpoint", "route", "cached_tokens",
-    "model_config", "served_model", "model_digest",
+    "model_config", "served_model", "model_digest", "audio_ignored", "video_ignored",
 ]
 NOT_ASKED = "not asked in this run (--models narrowed it) and not in the call cache"
 OFFLINE_PROVIDER = "offline"  # the provider column of the offline reference responders' rows
@@ -130,7 +130,7 @@ def offline_row(item, condition: str, responder: str, reply: str, latency_s: flo
                                                       OFFLINE_SETTINGS),
             "cached": False, "error": skipped, "media_sha256": None, "provider": OFFLINE_PROVIDER,
             "endpoint": "", "route": "", "cached_tokens": 0, "model_config": "", "served_model": OFFLINE_MODEL,
-            "model_digest": ""}
+            "model_digest": "", "audio_ignored": None, "video_ignored": None}
 
 
 def condition_media(condition: str, media: ClipMediaInfo) -> tuple[str | None, str | None] | None:
@@ -182,6 +182,7 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
     if requests:
         if not run.asked:
             results, stats = cached_only(requests, run.cache), None
+            observe(run.caller, results)
         elif run.batch:
             if not hasattr(run.caller, "run_batch"):
                 raise ValueError(f"provider {run.name} has no batch mode")
@@ -198,7 +199,56 @@ def model_responses(clip: Clip, items: pd.DataFrame, media: ClipMediaInfo, run: 
                          "latency_s": result.latency_s, "cache_key": result.cache_key, "cached": result.cached,
                          "error": result.error, "media_sha256": sha, **who, "route": result.route,
                          "cached_tokens": result.cached_tokens, "model_config": run.model_config})
+        check = media_integrity(run, requests, results, [m[0].item_id for m in meta])
+        for row in rows:
+            row["audio_ignored"], row["video_ignored"] = check.audio_ignored, check.video_ignored
     return pd.DataFrame(rows, columns=RESPONSE_COLUMNS), stats
+
+
+@dataclass(frozen=True)
+class MediaIntegrity:
+    """Whether a model × clip's server used the audio and the video it was sent, read from the prompt tokens it
+    reported for one item: with and without the audio (one extra request, the audio left out), and with and without
+    the video (the item's ``clip`` and ``no_clip`` answers). None where it cannot be told (no such pair, a server
+    that reports no prompt tokens, a route that sends no audio). Silencing cannot tell it: a silent track of the same
+    length costs the same tokens as the real one."""
+
+    audio_ignored: bool | None = None
+    video_ignored: bool | None = None
+    audio_tokens: tuple[int, int] = (0, 0)   # prompt tokens with and without the audio
+    video_tokens: tuple[int, int] = (0, 0)   # with and without the video
+
+
+def media_integrity(run: ModelRun, requests: list[CallRequest], results: list[CallResult],
+                    item_ids: list[str]) -> MediaIntegrity:
+    """:class:`MediaIntegrity` of one model on one clip's requests and results (in the same order)."""
+    ok = {(i, q.condition): (q, r) for i, q, r in zip(item_ids, requests, results)
+          if r.status == "ok" and r.prompt_tokens > 0}
+    video, video_tokens = None, (0, 0)
+    for (item, condition), (_, r) in ok.items():
+        if condition == "clip" and (item, "no_clip") in ok and not r.route.startswith("video=none"):
+            video_tokens = (r.prompt_tokens, ok[(item, "no_clip")][1].prompt_tokens)
+            video = video_tokens[0] == video_tokens[1]
+            break
+    audio, audio_tokens = None, (0, 0)
+    first = next(((q, r) for (_, c), (q, r) in ok.items() if c == "clip"), None)
+    without = getattr(run.caller, "without_audio", None)
+    plan = without(first[0]) if first is not None and without is not None else None
+    if plan is not None:
+        settings, path, sha = plan
+        q, r = first
+        sent = {**q.settings, **settings}
+        key = cache_key(run.name, run.served, q.prompt, sha, "clip", {**sent, "integrity": "no_audio"})
+        request = CallRequest(key, run.name, run.served, "clip", q.prompt, media_path=path, media_sha256=sha,
+                              settings=sent)
+        if run.asked:
+            (answer,), _ = run_calls_sync([request], run.caller, run.cache, rpm=run.rpm, concurrency=1)
+        else:
+            (answer,) = cached_only([request], run.cache)
+        if answer.status == "ok" and answer.prompt_tokens > 0:
+            audio_tokens = (r.prompt_tokens, answer.prompt_tokens)
+            audio = audio_tokens[0] == audio_tokens[1]
+    return MediaIntegrity(audio, video, audio_tokens, video_tokens)
 
 
 def cached_only(requests: list[CallRequest], cache: CallCache | None) -> list[CallResult]:
@@ -208,3 +258,29 @@ def cached_only(requests: list[CallRequest], cache: CallCache | None) -> list[Ca
     serve_cached(requests, cache, results)
     return [r if r is not None else CallResult(q.cache_key, "", "skipped", error=NOT_ASKED)
             for q, r in zip(requests, results)]
+
+
+INTEGRITY_COLUMNS = ["responder", "model", "served_model", "clip_key", "audio_ignored", "video_ignored"]
+
+
+def integrity_table(files: list) -> pd.DataFrame:
+    """One row per model × clip of the ``responses`` files given: whether its server ignored the audio or the video
+    (:class:`MediaIntegrity`; empty where not told). Offline and imported responders are left out."""
+    import duckdb
+
+    if not files:
+        return pd.DataFrame(columns=INTEGRITY_COLUMNS)
+    con = duckdb.connect()
+    try:
+        rel = con.read_parquet([str(f) for f in files], union_by_name=True)
+        names = set(rel.columns)
+        if not {"audio_ignored", "video_ignored"} <= names:
+            return pd.DataFrame(columns=INTEGRITY_COLUMNS)
+        served = "served_model" if "served_model" in names else "model"
+        return con.execute(f"""
+            SELECT responder, model, any_value({served}) AS served_model, clip_key,
+                   bool_or(audio_ignored) AS audio_ignored, bool_or(video_ignored) AS video_ignored
+            FROM rel WHERE provider NOT IN ('{OFFLINE_PROVIDER}', 'external')
+            GROUP BY responder, model, clip_key ORDER BY responder, model, clip_key""").df()[INTEGRITY_COLUMNS]
+    finally:
+        con.close()

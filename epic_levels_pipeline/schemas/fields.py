@@ -38,3 +38,11 @@ JUDGE = [
     _f("judge_model", STR, "the judge model"),
     _f("judge_endpoint", STR, "the judge's base URL"),
 ]
+
+#: Whether a model's server used the media it was sent (``responses.runner.MediaIntegrity``), on a model's rows.
+MEDIA_USED = [
+    _f("audio_ignored", BOOL, "the model's server reported the same prompt tokens for an item of this clip with and "
+                              "without its audio: it ignored the audio (empty: not told)"),
+    _f("video_ignored", BOOL, "the model's server reported the same prompt tokens for an item of this clip with and "
+                              "without its video (clip vs no_clip): it ignored the video (empty: not told)"),
+]

@@ -15,7 +15,7 @@ from .imports import (HD_EPIC_VQA_IMPORT_REPORT, HD_EPIC_VQA_ITEMS, HD_EPIC_VQA_
                       VQA_OFFICIAL_PARTIALS, VQA_OFFICIAL_SCORES)
 from .partials import (JUDGE_PARTIALS, JUDGE_VOTE_PARTIALS, PAIR_PARTIALS, PRESENCE_PARTIALS, PRIOR_PARTIALS,
                        SCORE_PARTIALS)
-from .responses import CLIP_MEDIA, ITEMS, RESPONSES, VERDICTS
+from .responses import CLIP_MEDIA, ITEMS, MEDIA_INTEGRITY, RESPONSES, SPEND, VERDICTS
 from .scores import JUDGE_AGREEMENT, JUDGE_AUDIT, JUDGE_SWAP, OVER_MARKING, PAIRED_COMPARISONS, SCORES, SHORTCUT_AUDIT
 
 
@@ -55,6 +55,8 @@ SCHEMAS: dict[str, pa.Schema] = {
     "recipe_steps": RECIPE_STEPS,
     "responses": RESPONSES,
     "scores": SCORES,
+    "spend": SPEND,
+    "media_integrity": MEDIA_INTEGRITY,
     "shortcut_audit": SHORTCUT_AUDIT,
     "sounds": SOUNDS,
     "verdicts": VERDICTS,

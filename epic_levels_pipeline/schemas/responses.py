@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from .fields import BOOL, BOOLS, FLOAT, IDENTITY, INT, JUDGE, PROVIDER, RESPONDER, STR, STRS, _f
+from .fields import BOOL, BOOLS, FLOAT, IDENTITY, INT, JUDGE, MEDIA_USED, PROVIDER, RESPONDER, STR, STRS, _f
 
 
 CLIP_MEDIA = pa.schema([
@@ -77,6 +77,7 @@ RESPONSES = pa.schema([
     _f("cached_tokens", INT, "input tokens served from the provider's cache"),
     _f("model_config", STR, "the model's resolved settings (models file or provider defaults) as JSON; never a key"),
     *IDENTITY,
+    *MEDIA_USED,
 ])
 
 VERDICTS = pa.schema([
@@ -98,4 +99,33 @@ VERDICTS = pa.schema([
     _f("judge_votes", STR, "JSON: every judge asked about the reply (judge NAME, outcome chose/none/failed, option "
                            "index, correct); empty when no judge was asked"),
     *IDENTITY,
+    *MEDIA_USED,
+])
+
+SPEND = pa.schema([
+    _f("run_id", STR, "the Dagster run that spent it; '*': every run's, summed"),
+    _f("recorded_at", STR, "when its first step ended (UTC); for '*' the latest run's"),
+    _f("purpose", STR, "answers, captions, judge, judge_audit or caption_judge: what the calls were for"),
+    *RESPONDER,
+    _f("provider", STR, "the model provider"),
+    _f("served_model", STR, "the name the model's server answers to"),
+    _f("endpoint", STR, "the provider's base URL"),
+    _f("requests", INT, "requests made (identical requests included)"),
+    _f("cached", INT, "requests served from the call cache (nothing spent)"),
+    _f("calls", INT, "distinct requests sent to the server"),
+    _f("attempts", INT, "invocations of the server, retries included"),
+    _f("failed", INT, "distinct requests that ended in an error"),
+    _f("prompt_tokens", INT, "input tokens the server reported for the calls sent"),
+    _f("output_tokens", INT, "output tokens the server reported for the calls sent"),
+    _f("cached_tokens", INT, "input tokens the server had cached (context caching)"),
+    _f("wall_s", FLOAT, "seconds the calls took"),
+    _f("cost_usd", FLOAT, "USD at the pricing table (input and output price per 1M tokens); empty: unknown, as for "
+                          "every local server"),
+])
+
+MEDIA_INTEGRITY = pa.schema([
+    *RESPONDER,
+    _f("served_model", STR, "the name the model's server answers to"),
+    _f("clip_key", STR, "the clip (window): <dataset>__<video>__<start>-<end>"),
+    *MEDIA_USED,
 ])

@@ -41,7 +41,7 @@ VERDICT_COLUMNS = [
     "item_id", "question_id", "clip_key", "dataset", "level", "subtype", "distractor_strategy", "format", "base_format",
     "condition", "responder", "model", "reply", "parsed", "expected", "correct", "scored_by", "note",
     "n_marked_true", "judge_raw", "chance", "provider", "endpoint", "judge_provider", "judge_model", "judge_endpoint",
-    "self_judged", "judge_votes", "served_model", "model_digest",
+    "self_judged", "judge_votes", "served_model", "model_digest", "audio_ignored", "video_ignored",
 ]
 JUDGE_IDENTITY_COLUMNS = ["judge_provider", "judge_model", "judge_endpoint"]
 
@@ -105,7 +105,14 @@ def _base(response, item) -> dict:
         "provider": getattr(response, "provider", ""), "endpoint": getattr(response, "endpoint", ""),
         "served_model": getattr(response, "served_model", None) or response.model,
         "model_digest": getattr(response, "model_digest", None) or "",
+        "audio_ignored": _flag(getattr(response, "audio_ignored", None)),
+        "video_ignored": _flag(getattr(response, "video_ignored", None)),
         "expected": item.expected, "chance": float(item.chance), **dict.fromkeys(JUDGE_IDENTITY_COLUMNS, "")}
+
+
+def _flag(value) -> bool | None:
+    """A nullable boolean as read from a frame (NaN and None: not told)."""
+    return None if value is None or value != value else bool(value)
 
 
 MAJORITY = "majority"

@@ -7,12 +7,15 @@ import pandas as pd
 
 from ...annotations.catalogue import Catalogue
 from ...annotations.clips import Clip
+from ...plan import declaration_changes
+from ...responses.cache import CallCache
 from ...responses.media import prepare_clip_media
-from ...responses.runner import ClipMediaInfo, model_responses, offline_responses
+from ...responses.runner import ClipMediaInfo, integrity_table, model_responses, offline_responses
+from ...responses.spend import spend_table
 from ...sharing.replies import external_responses, stored_models
 from ..evaluation import EvaluationResource
 from ..metadata import ClipBatch, counts_markdown, markdown_table
-from ..automation import PER_CLIP
+from ..automation import CROSS_CLIP, PER_CLIP
 from ..partitions import CLIP_BACKFILL, clip_in, clip_partitions
 from ..resources import ProjectResource
 
@@ -78,7 +81,51 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
             clips.add(key, out, _responses_metadata(clips, out, call_stats))
     finally:
         cache.close()
+    current = {run.model: run.digest for run in runs}
+    for line in declaration_changes(current, previous_models(project, list(clips)),
+                                    f"the responses of these {len(clips)} clip(s)"):
+        context.log.info(line)
+    ignored = media_ignored(clips.tables[None].values())
+    if ignored and evaluation.plan().strict_media:
+        raise dg.Failure(description=f"--strict-media: {ignored[0]}" + (f" (and {len(ignored) - 1} more)" if len(ignored) > 1
+                                                                        else ""), metadata={"ignored": "\n".join(ignored)})
+    for line in ignored:
+        context.log.warning(line)
     return clips.output()
+
+
+def previous_models(project: ProjectResource, keys: list[str]) -> dict[str, set[str]]:
+    """NAME -> the digests of every model's rows in the responses last written for ``keys`` (offline and imported
+    responders left out)."""
+    import pyarrow.parquet as pq
+
+    found: dict[str, set[str]] = {}
+    for key in keys:
+        path = project.tables.path("responses", key)
+        if not path.exists():
+            continue
+        names = set(pq.read_schema(path).names)
+        if "model_digest" not in names:
+            continue
+        table = pq.read_table(path, columns=["provider", "model", "model_digest"]).to_pandas()
+        for row in table[~table["provider"].isin(["offline", "external"])].drop_duplicates().itertuples():
+            found.setdefault(str(row.model), set()).add(str(row.model_digest))
+    return found
+
+
+def media_ignored(frames) -> list[str]:
+    """One line per model and medium its server ignored on some clips of ``frames`` (responses)."""
+    lines = []
+    for frame in frames:
+        for medium in ("audio", "video"):
+            column = f"{medium}_ignored"
+            if column not in frame:
+                continue
+            hit = frame[frame[column].fillna(False).astype(bool)]
+            for (model, clip) in hit[["model", "clip_key"]].drop_duplicates().itertuples(index=False):
+                lines.append(f"model {model} ignored the {medium} it was sent on {clip} (the same prompt tokens with "
+                             f"and without it); its rows are marked {column}")
+    return lines
 
 
 def _responses_metadata(clips: ClipBatch, out: pd.DataFrame, call_stats: dict) -> dict:
@@ -103,3 +150,49 @@ def _responses_metadata(clips: ClipBatch, out: pd.DataFrame, call_stats: dict) -
         meta["batch_progress"] = dg.MetadataValue.text(
             "; ".join(f"{m}: {s.progress_line()}" for m, s in call_stats.items() if hasattr(s, "progress_line")))
     return meta
+
+
+ALL_CLIPS = dg.AllPartitionMapping()
+
+
+@dg.asset(
+    group_name="responses", kinds={"sqlite", "parquet"}, code_version="1", automation_condition=CROSS_CLIP,
+    deps=[dg.AssetDep(name, partition_mapping=ALL_CLIPS) for name in ("responses", "caption_responses", "verdicts",
+                                                                        "caption_alignments")]
+    + [dg.AssetDep("judge_audit")],
+    description="What model calls spent, per run × purpose × model, and summed over every run (run_id '*'): "
+                "requests, served from the call cache, calls sent, attempts, failed; input, output and cached tokens; "
+                "wall time; cost at the pricing table (empty: unknown, as for local servers). Read from the call "
+                "cache's ledger, which every step that calls a model appends to.",
+)
+def spend(project: ProjectResource) -> dg.Output[pd.DataFrame]:
+    with CallCache(project.paths.cache / "calls.sqlite") as cache:
+        table = spend_table(cache.spend_rows())
+    total = table[table["run_id"] == "*"]
+    shown = total[["purpose", "model", "calls", "cached", "failed", "prompt_tokens", "output_tokens", "cost_usd"]]
+    return dg.Output(table, metadata={
+        "rows": dg.MetadataValue.int(len(table)),
+        "runs": dg.MetadataValue.int(int(table["run_id"].nunique()) - (1 if len(table) else 0)),
+        "calls_sent": dg.MetadataValue.int(int(total["calls"].sum())),
+        "cost_usd_known": dg.MetadataValue.float(float(total["cost_usd"].fillna(0).sum())),
+        "every_run": dg.MetadataValue.md(markdown_table(shown, 40)),
+    })
+
+
+@dg.asset(
+    group_name="responses", kinds={"duckdb", "parquet"}, code_version="1", automation_condition=CROSS_CLIP,
+    deps=[dg.AssetDep("responses", partition_mapping=ALL_CLIPS)],
+    description="Per model × clip, whether its server used the audio and the video it was sent: the prompt tokens it "
+                "reported for an item with and without the audio (one extra request), and under clip and no_clip. "
+                "Equal counts mark the model's rows audio_ignored / video_ignored; the report shows them first, and "
+                "`epic-levels run --strict-media` fails such a run.",
+)
+def media_integrity(project: ProjectResource) -> dg.Output[pd.DataFrame]:
+    table = integrity_table(project.tables.partition_files("responses"))
+    flagged = table[table["audio_ignored"].fillna(False).astype(bool) | table["video_ignored"].fillna(False).astype(bool)]
+    return dg.Output(table, metadata={
+        "pairs_checked": dg.MetadataValue.int(int(table["audio_ignored"].notna().sum())),
+        "audio_ignored": dg.MetadataValue.int(int(table["audio_ignored"].fillna(False).astype(bool).sum())),
+        "video_ignored": dg.MetadataValue.int(int(table["video_ignored"].fillna(False).astype(bool).sum())),
+        "flagged": dg.MetadataValue.md(markdown_table(flagged.head(40)) if len(flagged) else "none"),
+    })

@@ -230,7 +230,7 @@ def judge_audit(project: ProjectResource, evaluation: EvaluationResource, judge_
 @dg.asset(
     group_name="scoring", kinds={"html", "markdown"}, code_version="1", automation_condition=CROSS_CLIP,
     deps=["scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit", "caption_scores",
-          "vqa_official_scores", "judge_agreement", "judge_swap"],
+          "vqa_official_scores", "judge_agreement", "judge_swap", "media_integrity", "spend"],
     description="The human report (Markdown and a self-contained HTML page with plots) under data/reports/, from "
                 "the cross-clip tables (verdict counts from the scores table, not every clip's verdicts).",
 )
@@ -241,14 +241,16 @@ def report(project: ProjectResource) -> dg.MaterializeResult:
     paths = project.paths
     tables = {name: load_table(paths, name) for name in ("scores", "paired_comparisons", "over_marking",
                                                          "shortcut_audit", "judge_audit", "caption_scores",
-                                                         "vqa_official_scores", "judge_agreement", "judge_swap")}
+                                                         "vqa_official_scores", "judge_agreement", "judge_swap",
+                                                         "media_integrity", "spend")}
     # the timelines' rows only: every clip's alignments would be read for two sample clips
     captions = {"caption_scores": tables["caption_scores"],
                 "caption_alignments": caption_timeline_rows(paths, CAPTION_SAMPLE_RESPONDER)}
     md, html = write_report(paths.reports, tables["scores"], tables["paired_comparisons"], tables["over_marking"],
                             tables["shortcut_audit"], None, tables["judge_audit"], **captions,
                             vqa_official=tables["vqa_official_scores"], judge_agreement=tables["judge_agreement"],
-                            judge_swap=tables["judge_swap"])
+                            judge_swap=tables["judge_swap"], media_integrity=tables["media_integrity"],
+                            spend=tables["spend"])
     return dg.MaterializeResult(metadata={  # the report's main table, not a second build of the report
         "markdown": dg.MetadataValue.path(str(md)), "html": dg.MetadataValue.path(str(html)),
         "main_table": dg.MetadataValue.md(markdown_table(report_main_table(tables["scores"]), 80)),

@@ -20,7 +20,7 @@ from ..scoring.assets import CLIP_PARTIALS
 # Unpartitioned tables (annotation tables, cross-clip scored tables) and per-clip tables (every clip).
 SHARED_TABLES = ["sounds", "narrations", "activities", "recipe_steps", "object_tracks", "vocabulary", "videos",
                  "entity_catalogue", "scores", "paired_comparisons", "over_marking", "shortcut_audit", "judge_audit",
-                 "judge_agreement", "judge_swap", "caption_scores", "caption_threshold_sensitivity", *IMPORT_TABLES, *CROSS_VIDEO_TABLES]
+                 "judge_agreement", "judge_swap", "spend", "media_integrity", "caption_scores", "caption_threshold_sensitivity", *IMPORT_TABLES, *CROSS_VIDEO_TABLES]
 PER_CLIP_TABLES = ["clip_annotations", "questions", "distractor_pools", "items", "clip_media", "responses", "verdicts",
                    "caption_references", "caption_responses", "caption_alignments", "caption_response_scores",
                    "caption_judge_partials", "caption_judge_votes",

@@ -66,6 +66,7 @@ import asyncio
 import time
 import weakref
 from dataclasses import dataclass
+from pathlib import Path
 
 from google import genai
 from google.genai import errors, types
@@ -183,6 +184,17 @@ class GeminiCaller(GeminiFiles, GeminiContextCaching, JudgeCalls):
             return [], failed
         parts = [p for p in (media, types.Part(text=request.prompt)) if p is not None]
         return [types.Content(role="user", parts=parts)], None
+
+    def without_audio(self, request: CallRequest) -> tuple[dict, str, str | None] | None:
+        """``(settings, media path, its sha256)`` of the same request sent without audio: Gemini reads the video's
+        own track, so the window's video without its audio track (cut beside it once)."""
+        from ..media import sha256_file, strip_audio
+
+        if not request.media_path:
+            return None
+        path = Path(request.media_path)
+        stripped = strip_audio(path, path.with_name(path.stem + ".noaudio" + path.suffix))
+        return {}, str(stripped), sha256_file(stripped)
 
     async def reachable(self) -> str | None:
         """None when the service answers for the model (``models.get``), else why not (a pre-flight check)."""

@@ -432,6 +432,13 @@ class OpenAICompatCaller(JudgeCalls):
             raise RetryableError(f"{type(exc).__name__}: {exc}", status=0) from None
         return [m.id for m in page.data]
 
+    def without_audio(self, request: CallRequest) -> tuple[dict, str, str | None] | None:
+        """``(settings, media path, its sha256)`` of the same request sent without its audio (the route
+        ``audio_route = none``), or None when the request sends no audio anyway."""
+        if self.route_settings(request.settings)["audio_route"] == "none" or not request.media_path:
+            return None
+        return {"audio_route": "none"}, request.media_path, request.media_sha256
+
     async def reachable(self) -> str | None:
         """None when the server answers ``/v1/models`` (and, for vLLM / SGLang, lists the model), else why not."""
         try:
