@@ -140,10 +140,15 @@ def test_estimate_counts_silenced_calls_for_the_heard_clip_only(clips):
     from epic_levels_pipeline.estimate import estimate
 
     items = both_items(clips)
-    frame = estimate(Paths(ROOT), ["gemini-2.5-flash"], items=items, judge_share=0)
-    calls = frame.groupby("condition")["calls"].sum().to_dict()
-    n_heard = len(clips[0][HEARD.key][3])
-    assert calls == {"clip": len(items), "no_clip": len(items), "silenced": n_heard}
+    frame = estimate(Paths(ROOT), ["gemini-2.5-flash"], items=items, judge_share=0, assume_media=True)
+    answers = frame[~frame["format"].isin(["caption", "integrity"])]
+    calls = answers.groupby("condition")["calls"].sum().to_dict()
+    heard = clips[0][HEARD.key][3]
+    distinct = lambda frame: frame["prompt"].nunique()  # noqa: E731 -- identical requests are one call
+    per_clip = sum(distinct(items[items["clip_key"] == key]) for key in (HEARD.key, UNHEARD.key))
+    assert calls == {"clip": per_clip, "no_clip": distinct(items), "silenced": distinct(heard)}
+    captions = frame[frame["format"] == "caption"].groupby("condition")["calls"].sum().to_dict()
+    assert captions["silenced"] == 1 and captions["clip"] == 2
     groups = {(g["clip_key"], g["condition"]) for g in frame.attrs["media_groups"]}
     assert groups == {(HEARD.key, "clip"), (HEARD.key, "silenced"), (UNHEARD.key, "clip")}
 

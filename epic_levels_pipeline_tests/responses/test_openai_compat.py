@@ -495,10 +495,12 @@ def test_model_responses_drive_the_provider_for_every_condition_and_rerun_makes_
         run = ModelRun("vllm", caller.identity.model, caller, cache, rpm=100000, concurrency=4,
                        settings=caller.generation_settings())
         rows, stats = model_responses(clip, items, media, run)
-        assert len(rows) == 6 and (rows["status"] == "ok").all() and stats.calls_made == server.chat_calls == 6
+        # six answers, and the media-integrity request (the first clip item again, without its audio)
+        assert len(rows) == 6 and (rows["status"] == "ok").all() and stats.calls_made == 6 and server.chat_calls == 7
         kinds = sorted(sorted({p["type"] for p in message_parts(b)}) for b in server.chat_bodies())
-        assert kinds == [["image_url", "input_audio", "text"]] * 4 + [["text"]] * 2  # clip, silenced; no_clip
+        assert kinds == [["image_url", "input_audio", "text"]] * 4 + [["image_url", "text"]] + [["text"]] * 2
+        assert not rows["audio_ignored"].any() and not rows["video_ignored"].any()
         again, stats2 = model_responses(clip, items, media, run)
-        assert server.chat_calls == 6 and stats2.calls_made == 0 and again["cached"].all()
+        assert server.chat_calls == 7 and stats2.calls_made == 0 and again["cached"].all()
         assert CANARY not in rows.to_json() and CANARY not in json.dumps(server.requests)
         cache.close()

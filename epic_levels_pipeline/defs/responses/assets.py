@@ -181,7 +181,7 @@ def spend(project: ProjectResource) -> dg.Output[pd.DataFrame]:
 
 @dg.asset(
     group_name="responses", kinds={"duckdb", "parquet"}, code_version="1", automation_condition=CROSS_CLIP,
-    deps=[dg.AssetDep("responses", partition_mapping=ALL_CLIPS)],
+    deps=[dg.AssetDep(name, partition_mapping=ALL_CLIPS) for name in ("responses", "verdicts")],
     description="Per model × clip, whether its server used the audio and the video it was sent: the prompt tokens it "
                 "reported for an item with and without the audio (one extra request), and under clip and no_clip. "
                 "Equal counts mark the model's rows audio_ignored / video_ignored; the report shows them first, and "
