@@ -103,11 +103,11 @@ def clip_chain(clip: Clip, rows: pd.DataFrame, catalogue: Catalogue, *, config: 
     lap("items")
     if responders is None:
         return ClipTables(clip, bank, items, rejected)
-    responses = offline_responses(clip, items, bank.questions, rows, catalogue, list(responders))
+    responses = offline_responses(clip, items, bank.questions, rows, catalogue, list(responders), seed=seed)
     lap("responses")
-    verdicts = make_verdicts(responses, items, judge=judge)
+    verdicts = make_verdicts(responses, items, judge=judge, judge_seed=seed)
     lap("verdicts")
-    made = clip_partials(verdicts, bank.questions, items) if partials else None
+    made = clip_partials(verdicts, bank.questions, items, seed=seed) if partials else None
     return ClipTables(clip, bank, items, rejected, responses, verdicts, made)
 
 

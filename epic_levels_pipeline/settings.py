@@ -63,9 +63,25 @@ def project_root() -> Path:
 class Paths:
     root: Path
 
+    annotations_root: Path | None = None  # a command's --annotations (wins over everything else)
+    media_root: Path | None = None        # a command's --media
+
     @classmethod
-    def default(cls) -> "Paths":
-        return cls(project_root())
+    def default(cls, annotations: str | Path | None = None, media: str | Path | None = None) -> "Paths":
+        """The project's paths; ``annotations`` / ``media``: the roots a command was given (else the environment, the
+        project file, the default)."""
+        return cls(project_root()).with_roots(annotations, media)
+
+    def with_roots(self, annotations: str | Path | None = None, media: str | Path | None = None) -> "Paths":
+        """These paths with the annotations and media roots given (left as they are where None or empty)."""
+        from dataclasses import replace
+
+        changes = {}
+        if annotations:
+            changes["annotations_root"] = Path(annotations).expanduser().resolve()
+        if media:
+            changes["media_root"] = Path(media).expanduser().resolve()
+        return replace(self, **changes) if changes else self
 
     @property
     def data(self) -> Path:
@@ -75,7 +91,9 @@ class Paths:
         """The ``[data]`` table of ``epic-levels.toml`` (empty when the file does not exist)."""
         return read_config(self.root)
 
-    def _located(self, env: str, key: str, default: Path) -> Path:
+    def _located(self, env: str, key: str, default: Path, given: Path | None = None) -> Path:
+        if given is not None:
+            return given
         value = os.environ.get(env, "").strip()
         if value:
             return Path(value).expanduser().resolve()
@@ -88,12 +106,12 @@ class Paths:
     @property
     def annotations(self) -> Path:
         """The annotations root (flag / ``EPIC_LEVELS_ANNOTATIONS`` / ``[data].annotations`` / data/annotations)."""
-        return self._located(ANNOTATIONS_ENV, "annotations", self.data / "annotations")
+        return self._located(ANNOTATIONS_ENV, "annotations", self.data / "annotations", self.annotations_root)
 
     @property
     def source_media(self) -> Path:
         """Where source videos are looked for (flag / ``EPIC_LEVELS_MEDIA_ROOT`` / ``[data].media`` / data/media)."""
-        return self._located(MEDIA_ENV, "media", self.media)
+        return self._located(MEDIA_ENV, "media", self.media, self.media_root)
 
     @property
     def manifest(self) -> Path:

@@ -6,7 +6,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pathlib import Path
+
 from epic_levels_pipeline.seeding import Seed, generator, stable_seed
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_stable_seed_is_stable():
@@ -60,3 +64,33 @@ def test_generator_stream_is_recorded():
 
 
 RECORDED = [7, 2, 6, 3, 1, 0, 9, 8, 5, 4]
+
+
+def test_the_project_seed_reaches_every_seeded_step():
+    """The offline responders' draws, the judge's option order, the judge audit's sample and the bootstrap intervals
+    change with the project seed, and stay put for the same seed (P09_08 45-75 s, the chance responder)."""
+    from epic_levels_pipeline.annotations.catalogue import build_catalogue
+    from epic_levels_pipeline.annotations.clip_rows import clip_annotations
+    from epic_levels_pipeline.annotations.clips import Clip
+    from epic_levels_pipeline.annotations.readers import load_annotations
+    from epic_levels_pipeline.pipeline import clip_chain
+    from epic_levels_pipeline.scoring.metrics.combined import scores_from_partials
+    from epic_levels_pipeline.scoring.verdicts import judge_order
+    from epic_levels_pipeline.settings import Paths
+
+    ann = load_annotations(Paths(ROOT).annotations)
+    cat = build_catalogue(ann)
+    clip = Clip.from_key("epic_sounds__P09_08__45-75")
+    rows = clip_annotations(ann, clip)
+    chains = {seed: clip_chain(clip, rows, cat, responders=["chance"], seed=seed, partials=True) for seed in (1, 1, 2)}
+    replies = {seed: list(chain.responses["reply"]) for seed, chain in chains.items()}
+    assert replies[1] != replies[2]
+    again = clip_chain(clip, rows, cat, responders=["chance"], seed=1, partials=True)
+    assert list(again.responses["reply"]) == replies[1]
+    orders = {seed: [judge_order(f"i{n}", "m", "clip", 4, seed) for n in range(20)] for seed in (1, 2)}
+    assert orders[1] != orders[2]
+    samples = {seed: list(chain.partials["judge_partials"]["sample_key"]) for seed, chain in chains.items()}
+    assert samples[1] != samples[2] or not samples[1]
+    partials = chains[1].partials["score_partials"]
+    intervals = {seed: scores_from_partials(partials, seed=seed)[["ci_low", "ci_high"]] for seed in (1, 2)}
+    assert not intervals[1].equals(intervals[2])

@@ -5,7 +5,6 @@ import os
 
 import pytest
 
-from epic_levels_pipeline.cli import locations
 from epic_levels_pipeline.settings import ANNOTATIONS_ENV, MEDIA_ENV, ConfigError, Paths
 
 
@@ -27,14 +26,31 @@ def test_default_then_file_then_environment(tmp_path, clean_env, monkeypatch):
     assert paths.annotations == (tmp_path / "elsewhere").resolve()
 
 
-def test_locations_set_the_roots_for_one_command_only(tmp_path, clean_env):
-    paths = Paths(tmp_path)
-    with locations(tmp_path / "ann", tmp_path / "vids"):
-        assert paths.annotations == (tmp_path / "ann").resolve()
-        assert paths.source_media == (tmp_path / "vids").resolve()
-    assert ANNOTATIONS_ENV not in os.environ and MEDIA_ENV not in os.environ
-    with locations(None, None):
-        assert paths.annotations == tmp_path / "data" / "annotations"
+def test_a_commands_roots_win_and_never_touch_the_environment(tmp_path, clean_env, monkeypatch):
+    monkeypatch.setenv(ANNOTATIONS_ENV, str(tmp_path / "from-env"))
+    given = Paths(tmp_path).with_roots(tmp_path / "ann", tmp_path / "vids")
+    assert given.annotations == (tmp_path / "ann").resolve()
+    assert given.source_media == (tmp_path / "vids").resolve()
+    assert os.environ[ANNOTATIONS_ENV] == str(tmp_path / "from-env") and MEDIA_ENV not in os.environ
+    assert Paths(tmp_path).with_roots(None, None).annotations == (tmp_path / "from-env").resolve()
+
+
+def test_the_command_line_passes_its_roots_as_run_config_not_environment(tmp_path, monkeypatch):
+    from epic_levels_pipeline import cli, preflight
+    from epic_levels_pipeline.cli import run as run_command
+    from epic_levels_pipeline.orchestration import local
+    from epic_levels_pipeline.orchestration.local import RunReport
+
+    seen = {}
+    monkeypatch.setattr(local, "run_pipeline", lambda paths, clip_keys=None, run_config=None: seen.update(
+        config=run_config, env=dict(os.environ), paths=paths) or RunReport(clips=[]))
+    monkeypatch.setattr(run_command, "print_summary", lambda *args: None)
+    monkeypatch.setattr(preflight, "CHECKS", [])
+    before = dict(os.environ)
+    assert cli.main(["run", "--annotations", str(tmp_path / "ann"), "--media", str(tmp_path / "vids")]) == 0
+    assert seen["env"] == before == dict(os.environ)
+    assert seen["config"]["resources"]["project"]["config"] == {"annotations": str((tmp_path / "ann").resolve()),
+                                                                 "media": str((tmp_path / "vids").resolve())}
 
 
 @pytest.mark.parametrize("text, message", [

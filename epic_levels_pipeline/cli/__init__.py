@@ -5,13 +5,10 @@ read from a file cannot drive the terminal)."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from contextlib import contextmanager
-from pathlib import Path
 
 from ..errors import AnnotationError, ClipKeyError, ManifestError
-from ..settings import ANNOTATIONS_ENV, MEDIA_ENV, ConfigError
+from ..settings import ConfigError, Paths
 from ..terminal import escaped_output
 from .options import legacy_space_lists
 from . import (captions, estimate, export, import_mcq, import_replies, inspect_logs, media, probe, questions, report,
@@ -29,26 +26,6 @@ EPILOG = ("List options take comma-separated values (--clips A,B; --models A,B).
 # In the order `epic-levels --help` lists them; each module adds its parser and holds its command's body.
 COMMANDS = (run, validate, windows, media, questions, captions, report, estimate, probe, import_mcq, export,
             import_replies, inspect_logs)
-
-
-@contextmanager
-def locations(annotations: str | Path | None = None, media: str | Path | None = None):
-    """For the duration of one command (the driver's own process): the annotations and media roots given on
-    its command line, each through its environment variable, so the Dagster runs it starts read the same.
-    Only the command line sets them; library code never writes the environment."""
-    saved = {name: os.environ.get(name) for name in (ANNOTATIONS_ENV, MEDIA_ENV)}
-    try:
-        if annotations:
-            os.environ[ANNOTATIONS_ENV] = str(Path(annotations).expanduser().resolve())
-        if media:
-            os.environ[MEDIA_ENV] = str(Path(media).expanduser().resolve())
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,8 +56,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     with escaped_output():
         try:
-            with locations(getattr(args, "annotations", None), getattr(args, "media", None)):
-                return args.fn(args)
+            # the roots a command was given travel in its Paths (and a run's config), never through the environment
+            args.project = Paths.default(getattr(args, "annotations", None), getattr(args, "media", None))
+            return args.fn(args)
         except AnnotationError as exc:  # a problem in the data: a finding
             print(f"error: {exc}", file=sys.stderr)
             return 1

@@ -30,7 +30,7 @@ def cmd_captions(args: argparse.Namespace) -> int:
     from ..storage.parquet import read_parquet
     from ..storage.table_store import TableStore
 
-    paths = Paths.default()
+    paths = args.project
     key = Clip.from_key(args.clip).key
     store = TableStore(paths.assets)
     files = {name: store.path(name, key) for name in ("caption_references", "caption_responses")}

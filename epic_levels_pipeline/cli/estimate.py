@@ -32,20 +32,22 @@ def add_parser(sub) -> None:
 def cmd_estimate(args: argparse.Namespace) -> int:
     from ..annotations.clips import Clip
 
-    models = [m.strip() for m in args.models.split(",") if m.strip()] or declared_models(args.model_config or None)
+    models = [m.strip() for m in args.models.split(",") if m.strip()] or declared_models(args.project,
+                                                                                            args.model_config or None)
     return main_estimate(models, args.price or [], media_resolution=args.media_resolution, fps=args.fps,
                          model_config=args.model_config or None, endpoint=args.endpoint or None,
-                         clips=[Clip.from_key(key) for key in args.clips] or None, assume_media=args.assume_media)
+                         clips=[Clip.from_key(key) for key in args.clips] or None, assume_media=args.assume_media,
+                         paths=args.project)
 
 
-def declared_models(model_config: str | None) -> list[str]:
+def declared_models(paths: Paths, model_config: str | None) -> list[str]:
     """The models the project declares (the models file's ``evaluate``), else the one the estimate shows by default."""
     import os
 
     from ..plan import PlanError, RunFlags, load_models
 
     try:
-        found = load_models(Paths.default().root, RunFlags(model_config=model_config), os.environ)
+        found = load_models(paths.root, RunFlags(model_config=model_config), os.environ)
     except PlanError:
         found = None  # the estimate reports the file's problems itself
     return list(found.evaluate) if found is not None and found.evaluate else ["gemini/gemini-2.5-flash"]

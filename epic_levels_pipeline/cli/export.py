@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    return main_export(Path(args.out))
+    return main_export(Path(args.out), args.project)
 
 
 def main_export(out: Path, paths: Paths | None = None) -> int:

@@ -22,10 +22,12 @@ def add_parser(sub) -> None:
 
 
 def cmd_import_mcq(args: argparse.Namespace) -> int:
-    return main_import([Path(p) for p in args.paths], Path(args.out) if args.out else None, strict=args.strict)
+    return main_import([Path(p) for p in args.paths], Path(args.out) if args.out else None, strict=args.strict,
+                       project=args.project)
 
 
-def main_import(paths: list[Path], out_dir: Path | None = None, *, strict: bool = False) -> int:
+def main_import(paths: list[Path], out_dir: Path | None = None, *, strict: bool = False,
+                project: Paths | None = None) -> int:
     """CLI entry: import, print the per-file open / 4b / checker split, write Parquet + CSV; exit code.
 
     ``paths`` are files or folders (empty: the ``vqa-benchmark`` folder under the annotations root, 2 when there
@@ -50,9 +52,9 @@ def main_import(paths: list[Path], out_dir: Path | None = None, *, strict: bool 
     if not paths:
         from ..imports.vqa_source import find_vqa_folder
 
-        found = find_vqa_folder(Paths.default().annotations)
+        found = find_vqa_folder((project or Paths.default()).annotations)
         if found is None:
-            print(f"error: no vqa-benchmark folder under the annotations root {Paths.default().annotations}; name "
+            print(f"error: no vqa-benchmark folder under the annotations root {(project or Paths.default()).annotations}; name "
                   "the files or folders, or point --annotations at HD-EPIC's annotations", file=sys.stderr)
             return 2
         paths = [found]
@@ -78,7 +80,7 @@ def main_import(paths: list[Path], out_dir: Path | None = None, *, strict: bool 
     write_parquet(items, out / f"{DATASET}_items.parquet")
     out.mkdir(parents=True, exist_ok=True)
     report.to_csv(out / f"{DATASET}_import_report.csv", index=False)
-    store = TableStore(Paths.default().assets if out_dir is None else out)  # a chosen --out keeps them with it
+    store = TableStore((project or Paths.default()).assets if out_dir is None else out)  # a chosen --out keeps them with it
     write_parquet(report, store.path(f"{DATASET}_import_report"))
     write_parquet(pd.DataFrame(skipped, columns=SKIPPED_COLUMNS), store.path(f"{DATASET}_skipped"))
     shown = report[["file", "n_imported", "n_open", "n_option_judgement", "n_rejected_by_checker",

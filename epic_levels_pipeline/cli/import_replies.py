@@ -28,7 +28,7 @@ def cmd_import_replies(args: argparse.Namespace) -> int:
         print("error: give a replies FILE or --inspect-log LOG (one of them)", file=sys.stderr)
         return 2
     return main_import_replies(Path(args.file) if args.file else None, args.model,
-                               Path(args.inspect_log) if args.inspect_log else None)
+                               Path(args.inspect_log) if args.inspect_log else None, paths=args.project)
 
 
 def main_import_replies(file: Path | None, model: str, inspect_log: Path | None = None,

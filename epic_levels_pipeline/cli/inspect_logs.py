@@ -18,7 +18,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_inspect_logs(args: argparse.Namespace) -> int:
-    return main_inspect_logs(Path(args.out))
+    return main_inspect_logs(Path(args.out), args.project)
 
 
 def main_inspect_logs(out: Path, paths: Paths | None = None) -> int:

@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_media(args: argparse.Namespace) -> int:
-    paths = Paths.default()
+    paths = args.project
     return main_media(paths.source_media, Path(args.manifest) if args.manifest else paths.manifest,
                       paths.annotations, problems_only=args.problems)
 

@@ -47,7 +47,7 @@ def _bank_for_clip(paths: Paths, key: str):
 def cmd_questions(args: argparse.Namespace) -> int:
     from ..bank.build import render_question
 
-    paths = Paths.default()
+    paths = args.project
     questions, items, source = _bank_for_clip(paths, args.clip)
     print(f"# {args.clip}: {len(questions)} questions ({source})\n")
     if args.format:

@@ -20,6 +20,6 @@ def add_parser(sub) -> None:
 def cmd_report(args: argparse.Namespace) -> int:
     from ..reporting.report import report_from_warehouse
 
-    md, html = report_from_warehouse(Paths.default(), out_dir=Path(args.out) if args.out else None)
+    md, html = report_from_warehouse(args.project, out_dir=Path(args.out) if args.out else None)
     print(f"wrote {md}\nwrote {html}")
     return 0

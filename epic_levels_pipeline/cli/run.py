@@ -50,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..preflight import RunInputs, preflight
     from .models import check_models
 
-    paths = Paths.default()
+    paths = args.project
     # The flags reach the evaluation resource as run configuration (recorded with each run in the UI), the judge
     # included (none unless named: --judge, $EPIC_LEVELS_JUDGE_MODEL or the models file's judge). Keys stay in the
     # environment, never here.
@@ -78,6 +78,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 2
     print_declaration_changes(paths, evaluation)
     run_config = {"resources": {"evaluation": {"config": evaluation}}}
+    roots = {key: str(value) for key, value in (("annotations", paths.annotations_root), ("media", paths.media_root))
+             if value is not None}
+    if roots:  # the roots this command was given reach its runs as their configuration, not the environment
+        run_config["resources"]["project"] = {"config": roots}
     report = run_pipeline(paths, clip_keys=args.clips or None, run_config=run_config)
     print_spend(paths, report.run_ids)
     print(f"\n{len(report.clips)} clips, {report.runs} runs, {report.seconds:.1f} s; failed: {report.failed or 'none'}")

@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
 def cmd_validate(args: argparse.Namespace) -> int:
     from ..annotations.readers import validate_paths
 
-    paths = [Path(p) for p in args.paths] or [Paths.default().annotations]
+    paths = [Path(p) for p in args.paths] or [args.project.annotations]
     missing = [p for p in paths if not p.exists()]
     for p in missing:
         print(f"{p}:0:-: no such file or folder")

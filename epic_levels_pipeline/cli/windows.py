@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_windows(args: argparse.Namespace) -> int:
-    paths = Paths.default()
+    paths = args.project
     return main_windows(paths.annotations, Path(args.manifest) if args.manifest else paths.manifest,
                         width=args.width, stride=args.stride, datasets=names(args.datasets),
                         videos=names(args.videos), split=args.split, limit=args.limit, require=args.require,

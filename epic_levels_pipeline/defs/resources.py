@@ -19,9 +19,9 @@ from ..storage.table_store import TableStore
 from .partitions import BY_CLIP
 
 
-def _paths(root: str) -> Paths:
-    """The project's folders under ``root`` (the default project root when empty)."""
-    return Paths(Path(root).resolve()) if root else Paths.default()
+def _paths(root: str, annotations: str = "", media: str = "") -> Paths:
+    """The project's folders under ``root`` (the default project root when empty), with the roots a run was given."""
+    return (Paths(Path(root).resolve()) if root else Paths.default()).with_roots(annotations, media)
 
 
 class ProjectResource(dg.ConfigurableResource):
@@ -34,10 +34,12 @@ class ProjectResource(dg.ConfigurableResource):
 
     root: str = ""
     seed: int = DEFAULT_SEED
+    annotations: str = ""  # the annotations root a run was given (``--annotations``); "": the usual lookup
+    media: str = ""        # the media root a run was given (``--media``)
 
     @property
     def paths(self) -> Paths:
-        return _paths(self.root)
+        return _paths(self.root, self.annotations, self.media)
 
     @property
     def tables(self) -> TableStore:

@@ -16,6 +16,7 @@ from ..bank.build import presence_choice
 from ..bank.clip_view import ClipView
 from ..bank.kinds import names_in_clip, present as present_in, random_name
 from ..bank.solvers import solve
+from ..seeding import DEFAULT_SEED
 from .parsing import resolve_open
 
 
@@ -28,6 +29,7 @@ class Context:
     condition: str
     questions_by_id: dict  # question_id -> question row (format-3 statements cite other questions)
     pool: list[str] | None = None  # an imported question's names to draw an open reply from (no catalogue)
+    seed: int = DEFAULT_SEED       # the project seed (the seeded responders draw from it)
 
 
 @dataclass(frozen=True)

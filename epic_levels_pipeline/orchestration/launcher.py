@@ -33,8 +33,10 @@ def run_inputs(run: dg.DagsterRun) -> RunInputs:
     """The inputs a run will read: the project root of its ``project`` resource (else the default root) and its
     ``evaluation`` resource's configuration."""
     resources = (run.run_config or {}).get("resources") or {}
-    root = ((resources.get("project") or {}).get("config") or {}).get("root") or ""
+    project = (resources.get("project") or {}).get("config") or {}
+    root = project.get("root") or ""
     paths = Paths(Path(root).resolve()) if isinstance(root, str) and root else Paths.default()
+    paths = paths.with_roots(project.get("annotations") or None, project.get("media") or None)
     evaluation = (resources.get("evaluation") or {}).get("config") or {}
     return RunInputs(paths, evaluation if isinstance(evaluation, dict) else {})
 

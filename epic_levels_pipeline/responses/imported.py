@@ -15,7 +15,7 @@ from ..formats.answers import Context, Prior
 from ..formats.parsing import reply_form, render_reply
 from ..formats.registry import entry_of, reply_format
 from ..records import records
-from ..seeding import stable_seed
+from ..seeding import DEFAULT_SEED, stable_seed
 from .conditions import items_by_condition
 from .runner import RESPONSE_COLUMNS, offline_row
 
@@ -34,7 +34,7 @@ def _context(item, condition: str, pools: dict) -> Context:
     return Context(item, _NO_EVIDENCE, None, None, condition, {}, pool=_pool(item, pools))
 
 
-def oracle(item, condition: str, pools: dict) -> str:
+def oracle(item, condition: str, pools: dict, seed: int = DEFAULT_SEED) -> str:
     form = reply_form(reply_format(item))
     reason = KEY_REASON if form.needs_reason else None
     if condition == "no_clip":  # perceives nothing: abstains, as the clips' oracle does (scored wrong)
@@ -42,15 +42,15 @@ def oracle(item, condition: str, pools: dict) -> str:
     return render_reply(form.name, entry_of(item).answer_value(item), reason=reason)
 
 
-def chance_reply(item, condition: str, pools: dict) -> str:
+def chance_reply(item, condition: str, pools: dict, seed: int = DEFAULT_SEED) -> str:
     entry, form = entry_of(item), reply_form(reply_format(item))
     value = entry.answers.chance(_context(item, condition, pools),
-                                 random.Random(stable_seed("chance", item.item_id, condition)))
+                                 random.Random(stable_seed("chance", seed, item.item_id, condition)))
     reason = (KEY_REASON if entry.free_text else NO_EVIDENCE_REASON) if form.needs_reason else None
     return render_reply(form.name, value, reason=reason)
 
 
-def blind(item, condition: str, pools: dict) -> str:
+def blind(item, condition: str, pools: dict, seed: int = DEFAULT_SEED) -> str:
     form = reply_form(reply_format(item))
     freq = Counter(_pool(item, pools))
     prior = Prior(lambda value, text: freq.get(text, 0), lambda item: max(sorted(freq), key=lambda o: freq[o]))
@@ -61,7 +61,8 @@ def blind(item, condition: str, pools: dict) -> str:
 IMPORTED = {"oracle": oracle, "chance": chance_reply, "blind": blind}
 
 
-def imported_responses(items: pd.DataFrame, responders: list[str], pools: dict) -> pd.DataFrame:
+def imported_responses(items: pd.DataFrame, responders: list[str], pools: dict, seed: int = DEFAULT_SEED
+                       ) -> pd.DataFrame:
     """``responses`` rows of the offline responders on imported items (every condition each is asked under);
     a responder that needs annotations gets ``skipped`` rows with the reason."""
     out: list[dict] = []
@@ -74,6 +75,6 @@ def imported_responses(items: pd.DataFrame, responders: list[str], pools: dict) 
                     out.append(offline_row(item, condition, name, "", skipped=NO_ANNOTATIONS))
                     continue
                 started = time.perf_counter()
-                reply = IMPORTED[name](item, condition, pools)
+                reply = IMPORTED[name](item, condition, pools, seed)
                 out.append(offline_row(item, condition, name, reply, time.perf_counter() - started))
     return pd.DataFrame(out, columns=RESPONSE_COLUMNS)

@@ -32,7 +32,8 @@ def _reply(ctx: Context, value) -> str:
 
 
 def _rng(name: str, ctx: Context) -> random.Random:
-    return random.Random(stable_seed(name, ctx.item.item_id, ctx.condition))
+    """A responder's generator for one item × condition, drawn from the project seed."""
+    return random.Random(stable_seed(name, ctx.seed, ctx.item.item_id, ctx.condition))
 
 
 def oracle(ctx: Context) -> str:

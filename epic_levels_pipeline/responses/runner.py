@@ -24,6 +24,7 @@ from .providers.base import Provider, identity_of
 from ..annotations.catalogue import Catalogue
 from ..bank.clip_view import ClipView
 from ..records import records
+from ..seeding import DEFAULT_SEED
 from ..annotations.clips import Clip
 from .conditions import items_by_condition, perceived_streams
 from ..formats.answers import Context
@@ -105,7 +106,7 @@ def _base(item, condition: str, responder: str, model: str) -> dict:
 
 
 def offline_responses(clip: Clip, items: pd.DataFrame, questions: pd.DataFrame, rows: pd.DataFrame,
-                      catalogue: Catalogue, responders: list[str]) -> pd.DataFrame:
+                      catalogue: Catalogue, responders: list[str], seed: int = DEFAULT_SEED) -> pd.DataFrame:
     out: list[dict] = []
     if not len(items) or not responders:
         return pd.DataFrame(out, columns=RESPONSE_COLUMNS)
@@ -113,7 +114,7 @@ def offline_responses(clip: Clip, items: pd.DataFrame, questions: pd.DataFrame, 
     for condition, asked in items_by_condition(records(items)):
         view = ClipView(clip, rows, catalogue, streams=perceived_streams(condition))
         for item in asked:
-            ctx = Context(item, question_rows[item.question_id], view, catalogue, condition, question_rows)
+            ctx = Context(item, question_rows[item.question_id], view, catalogue, condition, question_rows, seed=seed)
             for name in responders:
                 started = time.perf_counter()
                 reply = offline_reply(name, ctx)

@@ -130,7 +130,7 @@ def hd_epic_vqa_responses(context: dg.AssetExecutionContext, evaluation: Evaluat
         media = ClipMediaInfo(reason=NO_MEDIA)
         for key in clips:
             items = hd_epic_vqa_items[key]
-            frames = [imported_responses(items, evaluation.offline(), pools)]
+            frames = [imported_responses(items, evaluation.offline(), pools, seed=project.seed)]
             video = Clip(DATASET, key.split("__", 1)[-1], 0.0, 0.0)  # the conditions are the items' own (audio_annotated)
             frames += [model_responses(video, items, media, run, progress=context.log.info)[0] for run in runs]
             frames = [f for f in frames if len(f)] or frames[:1]
@@ -158,7 +158,8 @@ def hd_epic_vqa_verdicts(context: dg.AssetExecutionContext, project: ProjectReso
     try:
         judge, _ = qa_judge(evaluation, cache)
         for key in clips:
-            frame = make_verdicts(hd_epic_vqa_responses[key], hd_epic_vqa_items[key], judge=judge)
+            frame = make_verdicts(hd_epic_vqa_responses[key], hd_epic_vqa_items[key], judge=judge,
+                                  judge_seed=project.seed)
             clips.add(key, frame, {**clips.metadata(frame, ["item_id", "condition", "responder", "parsed", "correct",
                                                             "scored_by"], 6),
                                    "undecided": int((frame["scored_by"] == "undecided").sum()),
@@ -212,8 +213,9 @@ def hd_epic_vqa_official_partials(context: dg.AssetExecutionContext, hd_epic_vqa
                 "unweighted mean of its types, the headline the unweighted mean of the categories (the paper's "
                 "Avg.), the pooled accuracy beside them, lmms-eval's reading as a variant; intervals resample videos.",
 )
-def vqa_official_scores(hd_epic_vqa_official_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    frame = vqa_official.official_scores(hd_epic_vqa_official_partials)
+def vqa_official_scores(project: ProjectResource, hd_epic_vqa_official_partials: pd.DataFrame
+                        ) -> dg.Output[pd.DataFrame]:
+    frame = vqa_official.official_scores(hd_epic_vqa_official_partials, seed=project.seed)
     layout = published_layout(frame)
     return dg.Output(frame, metadata={**table_metadata(frame),
                                       "published_layout": dg.MetadataValue.md(markdown_table(layout, 40))})

@@ -68,7 +68,7 @@ def responses(context: dg.AssetExecutionContext, project: ProjectResource, evalu
         for key in clips:
             clip, clip_items = Clip.from_key(key), items[key]
             frames = [offline_responses(clip, clip_items, questions[key], clip_annotations[key], entity_catalogue,
-                                        evaluation.offline())]
+                                        evaluation.offline(), seed=project.seed)]
             call_stats = {}
             media = ClipMediaInfo.from_table(clip_media[key])
             for run in runs:

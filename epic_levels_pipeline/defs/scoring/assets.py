@@ -49,7 +49,7 @@ def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evalua
     try:
         judge, judge_model = qa_judge(evaluation, cache)
         for key in clips:
-            frame = make_verdicts(responses[key], items[key], judge=judge)
+            frame = make_verdicts(responses[key], items[key], judge=judge, judge_seed=project.seed)
             meta = clips.metadata(frame, ["item_id", "condition", "responder", "parsed", "expected", "correct",
                                           "scored_by"], 6)
             meta["undecided"] = int((frame["scored_by"] == "undecided").sum())
@@ -70,11 +70,11 @@ def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evalua
     outs={name: dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1", automation_condition=PER_CLIP,
                             description=PARTIAL_DESCRIPTIONS[name]) for name in CLIP_PARTIALS},
 )
-def clip_partials(context: dg.AssetExecutionContext, verdicts: dict[str, pd.DataFrame],
+def clip_partials(context: dg.AssetExecutionContext, project: ProjectResource, verdicts: dict[str, pd.DataFrame],
                   questions: dict[str, pd.DataFrame], items: dict[str, pd.DataFrame]):
     clips = ClipBatch(context, CLIP_PARTIALS)
     for key in clips:
-        for name, frame in clip_partial.clip_partials(verdicts[key], questions[key], items[key]).items():
+        for name, frame in clip_partial.clip_partials(verdicts[key], questions[key], items[key], seed=project.seed).items():
             clips.add(key, frame, clips.metadata(frame, output=name), name)
     for name in CLIP_PARTIALS:
         yield clips.output(name)
@@ -97,9 +97,10 @@ def main_table(scores: pd.DataFrame) -> pd.DataFrame:
                 "the imported questions' own rows (dataset hd_epic_vqa, level imported:<category>, clustered by "
                 "video, never pooled into the '*' datasets).",
 )
-def scores(score_partials: pd.DataFrame, hd_epic_vqa_score_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    frame = clip_partial.scores_from_partials(score_partials)
-    imported = source_scores(hd_epic_vqa_score_partials)
+def scores(project: ProjectResource, score_partials: pd.DataFrame, hd_epic_vqa_score_partials: pd.DataFrame
+           ) -> dg.Output[pd.DataFrame]:
+    frame = clip_partial.scores_from_partials(score_partials, seed=project.seed)
+    imported = source_scores(hd_epic_vqa_score_partials, seed=project.seed)
     if len(imported):
         frame = pd.concat([frame, imported], ignore_index=True) if len(frame) else imported
     sums = score_partials.reindex(columns=["n", "n_judge", "n_unparsed", "n_undecided", "n_skipped", "n_error",
@@ -121,8 +122,8 @@ def scores(score_partials: pd.DataFrame, hd_epic_vqa_score_partials: pd.DataFram
                 "silenced; both/only-A/only-B counts, clip-clustered McNemar p (and the unclustered one), "
                 "difference with a clip-clustered interval.",
 )
-def paired_comparisons(pair_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
-    frame = clip_partial.paired_from_partials(pair_partials)
+def paired_comparisons(project: ProjectResource, pair_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
+    frame = clip_partial.paired_from_partials(pair_partials, seed=project.seed)
     cond = frame[(frame["kind"] == "condition") & (frame["level"] == "*")]
     return dg.Output(frame, metadata={**table_metadata(frame),
                                       "conditions": dg.MetadataValue.md(markdown_table(cond.round(3), 40))})
@@ -152,8 +153,9 @@ def over_marking(score_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
                                                f"correction over every subtype × strategy × format with n ≥ "
                                                f"{PRIOR_MIN_N} (the uncorrected flags are in the metadata).")],
 )
-def shortcut_audit(presence_partials: pd.DataFrame, score_partials: pd.DataFrame, prior_partials: pd.DataFrame):
-    priors = clip_partial.priors_from_partials(prior_partials)
+def shortcut_audit(project: ProjectResource, presence_partials: pd.DataFrame, score_partials: pd.DataFrame,
+                   prior_partials: pd.DataFrame):
+    priors = clip_partial.priors_from_partials(prior_partials, seed=project.seed)
     frame = clip_partial.shortcut_audit_from_partials(presence_partials, score_partials, priors)
     presence = frame.drop_duplicates(["dataset", "subtype", "distractor_strategy"])[
         ["dataset", "subtype", "level", "distractor_strategy", "n", "singles_out_key", "presence_oracle_rate", "chance"]]
@@ -212,7 +214,8 @@ def judge_audit(project: ProjectResource, evaluation: EvaluationResource, judge_
     try:
         judge, model = qa_judge(evaluation, cache)
         judges = list(judge.judges.values()) if isinstance(judge, JudgePanel) else [judge]
-        frame = pd.concat([audits.judge_audit(sample, items, j) for j in judges], ignore_index=True)
+        frame = pd.concat([audits.judge_audit(sample, items, j, seed=project.seed, judge_seed=project.seed)
+                           for j in judges], ignore_index=True)
     finally:
         cache.close()
     agreement = audits.all_agreement(judge_vote_partials, caption_judge_votes)

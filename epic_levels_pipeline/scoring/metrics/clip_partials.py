@@ -194,8 +194,10 @@ def combine(name: str, *parts: pd.DataFrame) -> pd.DataFrame:
 
 
 
-def clip_partials(verdicts: pd.DataFrame, questions: pd.DataFrame, items: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Every partial table of one clip (:data:`PARTIAL_COLUMNS`), from its verdicts, questions and items."""
+def clip_partials(verdicts: pd.DataFrame, questions: pd.DataFrame, items: pd.DataFrame, *, seed: int = 0
+                  ) -> dict[str, pd.DataFrame]:
+    """Every partial table of one clip (:data:`PARTIAL_COLUMNS`), from its verdicts, questions and items; ``seed``
+    draws the judge audit's sample."""
     return {"score_partials": score_partials(verdicts), "pair_partials": pair_partials(verdicts),
             "prior_partials": prior_partials(questions, items), "presence_partials": presence_partials(questions),
-            "judge_partials": judge_partials(verdicts, items), "judge_vote_partials": judge_vote_partials(verdicts)}
+            "judge_partials": judge_partials(verdicts, items, seed=seed), "judge_vote_partials": judge_vote_partials(verdicts)}
