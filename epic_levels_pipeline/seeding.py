@@ -24,6 +24,12 @@ def stable_seed(*parts) -> int:
     return int.from_bytes(hashlib.sha256("|".join(map(str, parts)).encode()).digest()[:6], "big")
 
 
+def seeded(seed: int, *parts) -> int:
+    """:func:`stable_seed` of ``parts`` under the project ``seed``; under :data:`DEFAULT_SEED` the parts alone, so the
+    default draws of the offline responders stay those the recorded digests hold."""
+    return stable_seed(*parts) if seed == DEFAULT_SEED else stable_seed(seed, *parts)
+
+
 class Seed(ISeedSequence):
     """The seed of one thing: ``numpy.random.SeedSequence`` of :func:`stable_seed` of its parts, with the words
     PCG64 starts from worked out once (read-only). Each :meth:`generator` is a new generator in the same

@@ -15,7 +15,7 @@ from ..formats.answers import Context, Prior
 from ..formats.parsing import reply_form, render_reply
 from ..formats.registry import entry_of, reply_format
 from ..records import records
-from ..seeding import DEFAULT_SEED, stable_seed
+from ..seeding import DEFAULT_SEED, seeded
 from .conditions import items_by_condition
 from .runner import RESPONSE_COLUMNS, offline_row
 
@@ -45,7 +45,7 @@ def oracle(item, condition: str, pools: dict, seed: int = DEFAULT_SEED) -> str:
 def chance_reply(item, condition: str, pools: dict, seed: int = DEFAULT_SEED) -> str:
     entry, form = entry_of(item), reply_form(reply_format(item))
     value = entry.answers.chance(_context(item, condition, pools),
-                                 random.Random(stable_seed("chance", seed, item.item_id, condition)))
+                                 random.Random(seeded(seed, "chance", item.item_id, condition)))
     reason = (KEY_REASON if entry.free_text else NO_EVIDENCE_REASON) if form.needs_reason else None
     return render_reply(form.name, value, reason=reason)
 

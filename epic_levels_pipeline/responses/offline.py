@@ -11,7 +11,7 @@ import random
 from ..formats.answers import Context, Prior, catalogue_prior
 from ..formats.parsing import reply_form, render_reply
 from ..formats.registry import entry_of, reply_format
-from ..seeding import stable_seed
+from ..seeding import seeded
 
 OFFLINE_RESPONDERS = ("oracle", "chance", "presence", "blind")
 OFFLINE_MODEL = "offline"
@@ -33,7 +33,7 @@ def _reply(ctx: Context, value) -> str:
 
 def _rng(name: str, ctx: Context) -> random.Random:
     """A responder's generator for one item × condition, drawn from the project seed."""
-    return random.Random(stable_seed(name, ctx.seed, ctx.item.item_id, ctx.condition))
+    return random.Random(seeded(ctx.seed, name, ctx.item.item_id, ctx.condition))
 
 
 def oracle(ctx: Context) -> str:
