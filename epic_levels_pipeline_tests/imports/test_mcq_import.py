@@ -16,7 +16,7 @@ from epic_levels_pipeline.annotations.language import LETTERS
 from epic_levels_pipeline.imports.vqa_conversion import convert, import_files
 from epic_levels_pipeline.imports.vqa_rewriting import declarative, rewrite_stand_alone, singular, step1
 from epic_levels_pipeline.formats.prompts import REASON_LINE, multiple_choice_prompt, open_prompt, option_judgement_prompt
-from epic_levels_pipeline.formats.registry import chance
+from epic_levels_pipeline.formats.registry import chance, item_formats
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STAGED = REPO_ROOT / ".." / "shared" / "data" / "hd-epic" / "vqa-benchmark"
@@ -263,7 +263,10 @@ def test_all_staged_files_convert():
     questions, items, report = import_files(files)
     per_file = {f.name: len(read_vqa_file(f)) for f in files if f.name != "vqa_benchmark_sample.json"}
     assert len(questions) == sum(per_file.values()) and questions["question_id"].is_unique
-    assert len(items) == 4 * len(questions)
+    # Each question in every format imported questions are asked in, but one of open / option_judgement (its
+    # base format): yes_no, multiple_choice, official_mcq (the authors' protocol), the base, open_with_reason.
+    per_question = len(item_formats("imported")) - 1
+    assert len(items) == per_question * len(questions)
     assert (report["n_open"] + report["n_option_judgement"] == report["n_imported"]).all()
     sample = report.set_index("file").loc["vqa_benchmark_sample.json"]
     assert sample["n_imported"] == 0 and sample["n_skipped_duplicates"] == sample["n_questions"]
