@@ -1,10 +1,5 @@
-"""Automation conditions: per-clip assets follow their clip's upstream; scored tables follow the verdicts.
-
-Per-clip assets ignore updates of the shared annotation tables and catalogue: those are re-materialized
-whenever any file changes, and reacting to them would re-run every clip. Which clips changed is decided
-by ``annotation_change_sensor`` (content hash per clip), which re-runs their whole per-clip chain; these
-conditions bring along anything else upstream of a clip that changes (a clip materialized by hand in the UI).
-"""
+"""Automation conditions: per-clip assets follow their clip's upstream but not the shared annotation tables (which
+change with any file; the sensor decides which clips changed); scored tables follow the verdicts."""
 
 import dagster as dg
 

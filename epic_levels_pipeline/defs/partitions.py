@@ -1,11 +1,6 @@
-"""Clip partitions, and how several of them run as one batch.
-
-Per-clip assets take every clip partition of their run (``context.partition_keys``) and return one value
-per clip (a ``{clip_key: value}`` mapping the IO manager writes clip by clip); their per-clip inputs
-(``clip_in``) arrive the same way. A run may hold one clip or a contiguous range of up to
-``MAX_CLIPS_PER_RUN`` clips (``CLIP_BACKFILL``), so a backfill, ``epic-levels run`` and the sensor's
-requests pay Dagster's per-run and per-step cost once per batch; a single changed clip still runs alone.
-"""
+"""Clip partitions, and how several of them run as one batch: a per-clip asset gets every clip partition of its run
+and returns ``{clip_key: value}``; a run holds up to ``MAX_CLIPS_PER_RUN`` consecutive clips (``CLIP_BACKFILL``),
+so Dagster's per-run cost is paid once per batch."""
 
 from __future__ import annotations
 

@@ -1,21 +1,7 @@
-"""dagster-celery's run launcher with a worker health check that notices a dead worker (Dagster layer).
-
-``CeleryWorkerRunLauncher`` is dagster-celery's ``CeleryRunLauncher`` whose worker health check also asks the
-worker holding the run's task whether it is alive, and whose resume task is called with its own argument. A
-Celery task whose worker died (machine lost, process killed) stays ``STARTED`` in the result backend for ever,
-which the stock check reports as running; here a worker that does not answer a ping makes the run's worker
-``FAILED``, so the daemon's run monitoring resumes the run on another worker
-(``run_monitoring.max_resume_run_attempts``). A resume task still waiting in the queue (``PENDING``: every live
-worker busy) counts as running, not as another lost worker.
-
-Dagster has no public API for either: a run launcher's health check returns ``CheckRunHealthResult`` /
-``WorkerStatus``, which only ``dagster._core.launcher`` defines, and a resume task's argument is a packed
-``ResumeRunArgs`` (``dagster._grpc.types``, packed by ``dagster._serdes``), as dagster-celery's own launcher
-builds it. These are the only private imports of this module, each marked; the pins in pyproject.toml
-(dagster 1.13.27, dagster-celery 0.29.27) hold them, and
-``epic_levels_pipeline_tests/orchestration/test_dagster_internals.py`` fails on a pin bump until they are
-checked again.
-"""
+"""dagster-celery's run launcher with a worker health check that notices a dead worker (Dagster layer): a worker that
+does not answer a ping makes the run's worker ``FAILED``, so run monitoring resumes the run elsewhere; a resume
+task still queued counts as running. Its private Dagster imports are marked and checked by
+``test_dagster_internals.py`` (docs/design/orchestration.md)."""
 
 from __future__ import annotations
 

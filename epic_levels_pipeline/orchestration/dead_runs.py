@@ -1,16 +1,6 @@
-"""Runs whose process is gone, marked failed so they stop holding a run slot (Dagster layer).
-
-A run killed hard (SIGKILL, a machine restart) never records its end: it stays ``STARTED``, and two such runs hold
-both of the queue's slots (``dagster.yaml``: ``max_concurrent_runs: 2``) for ever. A run's process is known
-from its tags, which ``epic-levels run`` sets on every run it starts (:func:`process_tags`: host, pid and the
-process's start time, so a pid taken by another process after a restart is not mistaken for the run's), else
-from the run's first engine event that names a pid (Dagster's "Started process for run (pid: N)" of a run worker
-the daemon or the UI launched) with the host the project's launcher tagged it with (``launcher.py``). A run
-whose host is this machine and whose process is gone is reported failed through Dagster's public
-``DagsterInstance.report_run_failed``: by the next ``epic-levels run`` (:func:`clear_dead_runs`), and by the
-daemon's run monitoring (the launcher's worker health check, :func:`process_gone`). A run whose process cannot
-be told (another host, no tag, no pid yet) is left alone.
-"""
+"""Runs whose process is gone, marked failed so they stop holding a run slot (Dagster layer). A run's process is read
+from its tags (host, pid, process start time) or its first engine event; a run whose process cannot be told is
+left alone (docs/design/orchestration.md)."""
 
 from __future__ import annotations
 

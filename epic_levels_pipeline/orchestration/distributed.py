@@ -1,16 +1,6 @@
-"""Past one machine (Dagster layer): runs placed on Celery workers, a Postgres instance, one warehouse writer.
-
-The deployment profile is ``deploy/distributed/`` (README, "Running on several machines"). This module holds
-what the profile needs from the project:
-
-- ``CeleryWorkerRunLauncher`` (``orchestration.celery_launcher``, named here too, where the profile's
-  ``dagster.yaml`` finds it): dagster-celery's run launcher whose health check notices a dead worker, so the
-  daemon's run monitoring resumes the run on another worker.
-- ``run_distributed``: what ``epic-levels run`` does, through the instance's queue instead of in-process: one
-  run for the annotation tables, one run per clip, then one run for the cross-clip tables and the warehouse
-  writer; each waits for the one before (the per-clip runs go out together and spread over the workers). The
-  runs are queued by ``orchestration.run_queue``.
-"""
+"""Past one machine (Dagster layer): ``run_distributed`` does what ``epic-levels run`` does through the instance's
+queue (the tables, one run per clip, then the cross-clip tables), and ``CeleryWorkerRunLauncher`` is named here
+for the ``deploy/distributed/`` profile's ``dagster.yaml``."""
 
 from __future__ import annotations
 

@@ -1,18 +1,7 @@
-"""The project's run launcher: Dagster's ``DefaultRunLauncher`` with the pre-flight before every run it starts, and a
-worker health check for run monitoring (Dagster layer; ``dagster.yaml`` names it).
-
-Every run the UI, a sensor or the schedule starts goes through the instance's run launcher (after the queue).
-``ProjectRunLauncher.launch_run`` runs the project's pre-flight (:mod:`..preflight`, the checks ``epic-levels run``
-makes) on the run's inputs first; a problem fails the run through ``DagsterInstance.report_run_failed`` with the
-problem's one line as the run's failure message, before any step: nothing is materialized. A run the pre-flight
-passes is launched by the default launcher, tagged with this host (so its process can be judged later).
-
-Its worker health check tells the daemon's run monitoring (``run_monitoring`` in ``dagster.yaml``) whether a run's
-process is gone (:func:`.dead_runs.process_gone`): such a run is marked failed instead of holding a run slot
-for ever. The health check's result types are defined only in ``dagster._core.launcher`` (as for the Celery
-launcher, ``celery_launcher.py``): the only private import of this module, held by the dagster pin and checked by
-``epic_levels_pipeline_tests/orchestration/test_dagster_internals.py``.
-"""
+"""The project's run launcher (Dagster layer; ``dagster.yaml`` names it): the pre-flight before every run the UI, a
+sensor or the schedule starts (a problem fails the run before any step, with its one line as the message), and a
+worker health check that tells run monitoring a run's process is gone. Its one private import is checked by
+``test_dagster_internals.py``."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
-"""Running the graph from Python or the command line in the project's Dagster instance (Dagster layer).
-
-``run_pipeline`` does what a person would do in the UI: register the manifest's clips as partitions,
-materialize the annotation tables, then every per-clip asset for the clips in batches (one run per range of
-up to ``MAX_CLIPS_PER_RUN`` consecutive clip partitions, the per-clip assets' backfill policy), then the
-cross-clip tables. Above ``STEP_PROCESSES_FROM_CLIPS`` clip partitions the cross-clip tables run as
-``cross_clip_tables_job`` (``dg.execute_job`` of a reconstructable job, Dagster's multiprocess executor): each
-table is combined in a fresh process of its own, so no process holds what 40 batches left behind plus the largest
-combine (the full staged set: 4.13 GiB in one process).
-Each step is a real Dagster run recorded in the instance (``DAGSTER_HOME`` = the project root, whose
-``dagster.yaml`` keeps storage under ``data/dagster``), so lineage and metadata show in the UI afterwards.
-"""
+"""Running the graph in the project's Dagster instance (Dagster layer): ``run_pipeline`` registers the manifest's
+clips, then materializes the tables, the per-clip assets in batches and the cross-clip tables, each a real run
+shown in the UI. Above ``STEP_PROCESSES_FROM_CLIPS`` clips each cross-clip table is combined in a fresh process
+(docs/design/orchestration.md)."""
 
 from __future__ import annotations
 

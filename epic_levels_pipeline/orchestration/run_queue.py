@@ -1,14 +1,6 @@
-"""Submitting a run to the instance's run coordinator from Python, as the UI's "Materialize" does (Dagster layer).
-
-Dagster's public ways to queue a run are the UI, the GraphQL API of a running webserver and sensors or
-schedules evaluated by the daemon; ``run_distributed`` (``orchestration.distributed``) queues runs from a
-plain process, with only the instance and the workspace file. That needs the code location as the daemon loads
-it (``dagster._cli.workspace``) and a run created from its remote job (``JobSubsetSelector``, the implicit
-asset job's name), which only private modules define. They are the only private imports of this module, each
-marked; the dagster pin in pyproject.toml holds them and
-``epic_levels_pipeline_tests/orchestration/test_dagster_internals.py`` fails on a pin bump until they are
-checked again.
-"""
+"""Submitting a run to the instance's run coordinator from Python, as the UI's "Materialize" does (Dagster layer). It
+needs private Dagster modules (the code location as the daemon loads it, a run from its remote job), each import
+marked and checked by ``test_dagster_internals.py`` (docs/design/orchestration.md)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""HD-EPIC's VQA benchmark as a source: its import (questions, items, the import report, the skipped
-questions), then per video the same steps as a clip's: items → responses → verdicts → partial results, which
-the ``scores`` asset combines into its own rows (dataset ``hd_epic_vqa``, level ``imported:<category>``).
-
-Partitions are the videos (``imports.vqa_source``: the video is the bootstrap cluster and the unit of media);
-the import registers them (and retires those no longer imported). With no VQA files under the annotations
-root the import writes empty tables and says why, and there are no partitions: nothing else runs.
-"""
+"""HD-EPIC's VQA benchmark as a source: its import, then per video (the bootstrap cluster and unit of media) the same
+steps as a clip's — items → responses → verdicts → partials — combined by ``scores`` into rows of dataset
+``hd_epic_vqa``. With no VQA files the import writes empty tables and says why, and nothing else runs."""
 
 import dagster as dg
 import pandas as pd

@@ -1,36 +1,6 @@
-"""``annotation_change_sensor``: keeps clip partitions in step with the manifest and re-runs exactly the
-clips whose annotation rows changed.
-
-**One record of what was materialized.** Whether a clip is current is read from the instance's own event
-log, never from a private list: every ``clip_annotations`` materialization carries the content hash of the
-clip's rows as its data version, whoever launched it (``epic-levels run``, the UI, this sensor). The
-cursor keeps only the newest such hash per clip and the storage id it has read up to, so each tick reads
-just the materializations recorded since the last one. After ``epic-levels run`` the first tick therefore
-finds every clip current and launches nothing.
-
-Each tick (every 30 s; on by default; a project file, ``epic-levels.toml``, that does not read skips it, saying
-why):
-
-1. Manifest clips not yet partitions are added; partitions no longer in the manifest are deleted and a
-   ``retire_clips_job`` run is requested for them. That run moves their Parquet files under
-   ``<table>/retired/`` (so the warehouse views stop showing them); when it succeeds,
-   ``rescore_after_retire`` re-scores the cross-clip tables. The sensor itself moves no file.
-2. A content fingerprint of the annotation files (and the manifest) is compared with the cursor. If it
-   changed and the tables' latest materialization does not carry it yet, the sensor compares every clip's
-   content hash (computed from the files) with the recorded one. When the changed clips are known clips
-   that form one batch of consecutive partitions, one ``clip_update_job`` run refreshes the tables, exactly
-   those clips' per-clip chain and the cross-clip tables (an edit is fresh one run after the tick that saw
-   it; the report follows by automation). While that run is in flight its clips are not requested again. Otherwise (invalid files, new clips, changes spread wider) the tables are re-materialized first
-   (one run, keyed by the fingerprint) and the clips wait for a tick where the tables carry the new
-   fingerprint, so no clip reads stale tables.
-3. With the tables current, the content hash of every clip's overlapping rows is compared with the hash
-   its latest ``clip_annotations`` materialization recorded (its ``content_hash``, else its data version);
-   the clips whose hash differs run their whole per-clip chain (``clip_chain_job``), one run per
-   batch of up to ``MAX_CLIPS_PER_RUN`` consecutive partitions (run key = first clip + hash + change
-   number); a single changed clip runs alone. The cross-clip tables follow through their automation
-   conditions; unchanged clips are untouched. An annotation error skips this step but keeps any re-score
-   already requested in the tick.
-"""
+"""``annotation_change_sensor``: keeps clip partitions in step with the manifest (retiring removed clips) and re-runs
+exactly the clips whose annotation rows changed, read from the instance's own record (each ``clip_annotations``
+materialization's content hash), never a private list. The tick's steps: docs/design/orchestration.md."""
 
 import hashlib
 import json

@@ -1,11 +1,6 @@
-"""The warehouse: one view per stored table, (re)created by this asset alone, in a pool of size 1.
-
-Every other asset only writes its Parquet files through the table store; this asset runs after them and
-makes the DuckDB views (``warehouse.refresh_views``), so no two processes, on one machine or many, open
-``data/warehouse.duckdb`` for writing. A new table reaches the warehouse by being written through the
-table store (the IO manager does this) and by adding its asset key to ``WAREHOUSE_TABLES`` below, so the
-writer runs after it; ``test_warehouse_writer`` fails for an asset left out.
-"""
+"""The warehouse: one view per stored table, (re)created by this asset alone, in a pool of size 1, so no two
+processes open ``data/warehouse.duckdb`` for writing. A new table is written through the table store and listed in
+``WAREHOUSE_TABLES`` (``test_warehouse_writer`` fails for one left out)."""
 
 import dagster as dg
 import pandas as pd
