@@ -1,32 +1,7 @@
-"""HD-EPIC's VQA benchmark scored by its authors' protocol, beside the project's chance-corrected formats.
-
-Each imported question is also asked as its authors ask it: an ``official_mcq`` item
-(:func:`..formats.item_text.official_mcq_items`), the question and its five choices with ``<TIME …>`` / ``<BBOX …>`` tags
-written out as their evaluation writes them (:func:`.vqa_tags.render_tags`), and a letter reply. :mod:`..formats.registry` holds the format (chance 1/5, the authors'
-letter rule). Then :func:`official_partials` (per video) and :func:`official_scores` (every video) give the
-table ``vqa_official_scores``, the published way:
-
-- per question type (the prototype, e.g. ``recipe_step_recognition``): accuracy by the **authors' letter rule** —
-  the first A–Z character of the reply as written (:func:`..formats.parsing.letter_as_written`) — with failed
-  calls (``status`` ``error``: blocked, refused, out of retries) counted wrong, as their evaluation counts
-  them; unreadable replies (no capital letter, or one beyond E) are wrong and counted (``n_unreadable``).
-  Rows the pipeline did not ask (``skipped``: no media for the condition) are left out and counted;
-- per category: the **unweighted mean of its types' accuracies** (types differ in size by 10×);
-- the headline (``aggregate`` ``headline``): the unweighted mean of the categories' accuracies — the paper's
-  "Avg." (Gemini Pro 37.0 = the mean of 53.4, 44, 35, 39.6, 31.6, 23, 32.8; the mean of its 30 types would be
-  40.5). With fewer categories imported than the benchmark's 7 (the staged files hold 5), it is the mean of
-  those imported and ``note`` names the missing ones;
-- ``pooled``: every question counted once (neither published number; shown beside them);
-- ``accuracy_lmms`` / ``n_unreadable_lmms``: lmms-eval's ``hd_epic`` reading of the same replies (the reply
-  upper-cased, then its first A–Z: :func:`..formats.parsing.letter_upper_cased`), a stated variant.
-
-Intervals are 95 % percentile bootstrap intervals resampling videos (the partition and the cluster of the
-imported questions): for a type, its videos; for a category, the headline and the pool, the videos of the
-responder × condition drawn together, each type's accuracy recomputed per resample (a type none of whose videos
-is drawn is left out of that resample's mean).
-
-:mod:`..reporting.vqa_sections` shows the table in the published layout beside the authors' published rows.
-"""
+"""HD-EPIC's VQA benchmark scored by its authors' protocol, beside the project's formats: ``official_mcq`` replies read
+by the authors' letter rule (failed calls wrong), accuracy per question type, categories as unweighted means of
+types, the headline as the mean of categories, a pooled figure and lmms-eval's reading beside; intervals resample
+videos (docs/design/hd-epic-vqa-import.md)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
-"""HD-EPIC's VQA benchmark as a source of the pipeline (dataset ``hd_epic_vqa``): where its files are found,
-how its questions are partitioned, and what the offline responders may know about them.
-
-- **Files**: ``vqa-benchmark/*.json`` of the HD-EPIC repository under the annotations root, in any of the
-  layouts the annotation reader accepts (:data:`..annotations.layout.REPOSITORY_FOLDERS`: the clone's name,
-  the bundled ``hd-epic`` folder, or the root itself). No folder, or one without ``*.json``, is no source:
-  :func:`load_source` returns empty tables and says why (the rest of the pipeline runs as before).
-- **Partitions**: one per video (:func:`partition_key`, the question's first input). Questions about one
-  video share it, so the video is also the cluster of the scores' bootstrap intervals (``clip_key``; the
-  scores' ``n_clips`` counts videos), a changed question re-runs only its video, and a video's questions go
-  to a model together (what per-video media and context caching need). Per prototype would give 22 large
-  partitions whose clusters are the subtypes themselves, so a subtype's interval would ignore the videos.
-- **Level**: not levelled by evidence (there are no annotations to level with): ``imported:<category>``,
-  the prototype's HD-EPIC category (:func:`level_of`), and ``levelled_by`` = ``imported`` on the items.
-- **Conversion** is :func:`.vqa_conversion.import_files`, unchanged; with ``strict`` off an unconvertible
-  question is skipped and counted by reason (the import report), as ``epic-levels import-mcq`` does.
-"""
+"""HD-EPIC's VQA benchmark as a source of the pipeline (dataset ``hd_epic_vqa``): its files under the annotations root
+(none: empty tables, saying why), one partition per video (also the bootstrap cluster), level
+``imported:<category>``, and what the offline responders may know (docs/design/hd-epic-vqa-import.md)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The report's plots: grouped bars with interval whiskers, drawn with matplotlib's Agg canvas on ``Figure``
-objects (no pyplot, no global backend change), returned as PNG bytes.
-
-They are drawn to be read in the report's 1,200 px column at 100 % zoom: at most :data:`MAX_WIDTH_IN` inches at
-:data:`DPI` (so they are not scaled down), no text smaller than :data:`MIN_FONT_PT` points (15 px), and bars from
-fewer than :data:`.document.FEW` items faded and hatched."""
+"""The report's plots: grouped bars with interval whiskers, drawn with matplotlib's Agg canvas (no pyplot, no global
+backend change) as PNG bytes, sized to be read at 100 % in the report's column (no text under
+:data:`MIN_FONT_PT`; bars of few items faded and hatched)."""
 
 from __future__ import annotations
 

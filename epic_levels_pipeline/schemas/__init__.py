@@ -1,16 +1,6 @@
-"""The warehouse tables' declared Arrow schemas, with the documentation of every column.
-
-One :class:`pyarrow.Schema` per table (:data:`SCHEMAS`), each field's ``doc`` in its metadata. The tables
-are written through :func:`conform`: a frame or an Arrow table is cast to its table's schema (columns in the
-declared order), and a missing column or a value of another type fails with an error naming the table and
-the column. Tables not declared here are written as they are inferred.
-
-The schemas live by table family: :mod:`.annotations` (the annotation tables and a clip's rows of them),
-:mod:`.bank` (questions, distractor pools), :mod:`.responses` (clip media, items, responses, verdicts),
-:mod:`.scores` (the cross-clip tables), :mod:`.partials` (the per-clip partial sums), :mod:`.captions` (the
-caption track) and :mod:`.imports` (HD-EPIC's VQA benchmark), declared with :mod:`.fields`' types and shared
-columns; :mod:`.registry` holds :data:`SCHEMAS` and :func:`conform`. Every name is importable from here.
-"""
+"""The warehouse tables' declared Arrow schemas (:data:`SCHEMAS`, every column documented), by table family in the
+submodules. Tables are written through :func:`conform`: cast to the declared schema, a missing column or a value of
+another type failing with the table and column named."""
 
 from .annotations import (ACTIVITIES, CLIP_ANNOTATIONS, NARRATIONS, OBJECT_TRACKS, RECIPE_STEPS, SOUNDS, VIDEOS,
                           VOCABULARY)

@@ -1,21 +1,6 @@
-"""The benchmark as a Hugging Face dataset folder (``epic-levels export --out DIR``).
-
-Read from the materialized ``items`` of a run (the table store's per-clip files, never recomputed), one row per
-item:
-
-```
-DIR/README.md                         the dataset card (YAML front matter: licence, configs, features)
-DIR/<format>/<dataset>.parquet        one config per answer format, one split per dataset
-DIR/jsonl/<format>/<dataset>.jsonl    the same rows as JSON lines
-DIR/clips.csv                         dataset, video_id, start, end of every clip (the media are not copied)
-```
-
-``prompt`` is the item's prompt exactly as the pipeline sends it (the ``items`` table's, built by
-:func:`..formats.items.build_items`); ``answer`` is a reply in the format's stated output form that the
-scoring rules score correct (:func:`answer_reply`, the :func:`..formats.parsing.render_reply` of the
-expected answer). Rows are sorted by item id and written with a declared schema and no timestamps, so the
-same bank exports the same bytes.
-"""
+"""The benchmark as a Hugging Face dataset folder (``epic-levels export --out DIR``): one config per format, one split
+per dataset, read from the materialized ``items`` (never recomputed). ``prompt`` is exactly what the pipeline sends
+and ``answer`` a reply the rules score correct; the same bank exports the same bytes (docs/design/sharing.md)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""Inspect AI eval logs both ways, through Inspect's public log API (``inspect_ai.log``).
-
-- :func:`replies_from_log`: a log of the export's task (:mod:`.inspect_task`) as a replies file — each sample's
-  item id and condition from its metadata, its reply the model's completion — checked like any replies file
-  (``epic-levels import-replies --inspect-log LOG --model NAME``; a line number is the sample's place in the log).
-- :func:`write_run_logs`: a run's ``verdicts`` (with its ``items``) as one eval log per responder × model, one
-  sample per item × condition: the prompt as input, the expected reply as target, the reply as output, the
-  verdict as the score (``C``/``I``, none for skipped, error or undecided rows) and level, subtype, format,
-  condition and ``scored_by`` as metadata — so ``inspect view --log-dir DIR`` is the per-item viewer and
-  ``inspect view bundle`` publishes it.
-"""
+"""Inspect AI eval logs both ways, through Inspect's public log API: :func:`replies_from_log` reads a log of the
+export's task as a replies file, and :func:`write_run_logs` writes a run's verdicts as one eval log per responder ×
+model (``inspect view`` is then the per-item viewer)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,10 @@
 """An Inspect AI task over an export (``epic-levels export --out DIR``)::
 
-    inspect eval epic_levels_pipeline/sharing/inspect_task.py@epic_levels --model google/gemini-2.5-flash \\
+    inspect eval epic_levels_pipeline/sharing/inspect_task.py@epic_levels --model google/gemini-2.5-flash \
         -T export=DIR -T condition=clip
 
-One sample per item × condition: the item's ``prompt`` exactly as the pipeline sends it, after the clip's video
-(``ContentVideo``) for ``clip`` and ``silenced`` — the windows cut by ``epic-levels run`` under ``data/media/clips``
-(``<clip_id>.mp4``, ``<clip_id>.silenced.mp4``; ``-T media=FOLDER`` for another folder) — and the prompt alone for
-``no_clip``. Items whose clip has no cut window are left out of the media conditions (counted in the task's
-metadata). The media conditions need a provider that takes video (Inspect's ``google``; its ``openai`` and
-``vllm`` providers refuse video, so through them only ``no_clip`` runs). No scorer: the log is scored here, by the
-same rules as every reply (``epic-levels import-replies --inspect-log LOG --model NAME``).
-"""
+One sample per item × condition, the prompt after the clip's cut window (``clip``, ``silenced``) or alone
+(``no_clip``). No scorer: the log is scored here by the same rules (``epic-levels import-replies --inspect-log``)."""
 
 from __future__ import annotations
 

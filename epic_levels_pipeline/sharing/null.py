@@ -1,27 +1,6 @@
-"""The shuffled null of imported replies: every reply moved to another item, so it says nothing about its
-question, scored by the same rules.
-
-Right replies (:func:`perfect_replies`: each item's export ``answer``) are moved by :func:`shuffled_replies` to other
-items of the same **format, stated reply form and condition** (:func:`stated_form`: the registry's
-:func:`..formats.registry.reply_format`, and for open answers the answer type, whose template asks for a number or
-a name). So an ``open_with_reason`` reply of the open form (``Answer: …``) only moves to open-form items, one of the
-judgement form (``A: true`` lines) only to judgement-form items, and a name never to a count question. Moving
-within the format alone put such replies into another form, where the rules read them as ``unparsed`` (wrong,
-rightly: the reply breaks the item's stated form), which held ``open_with_reason`` near −0.10 chance-corrected and
-every pooled score below 0.
-
-:func:`null_score` scores moved replies as :func:`..scoring.verdicts.verdicts` does without a judge (the format's
-rule) and pools them as ``scores``'s ``'*'`` rows do (each base question in its subtype's own distractor strategy),
-over every format (scope ``all``) and over the formats whose chance covers every reply a content-blind responder
-can give (scope ``closed``: every item but the open-answer ones). ``chance_corrected`` leaves undecided open
-replies out; ``chance_corrected_strict`` counts them wrong (what a judge answering "none" gives).
-
-The closed scope sits at 0 up to the answer prior the shuffle keeps (the commoner truth sets of ``statements``).
-Open answers do not: their chance is 0, yet a moved answer is right whenever two questions share their answer —
-a count most of all (small counts repeat: about half of the moved count answers are right on the bundled bank),
-and repeated object and sound names. That excess is what a shuffle of real answers measures, not a bias of the
-scoring; ``bench/shuffled_null.py`` prints it per format.
-"""
+"""The shuffled null of imported replies: every right reply moved to another item of the same format, stated reply
+form and condition, so it says nothing about its question, and scored by the same rules. Why the stated form
+matters, and why open answers keep an excess over chance: docs/design/sharing.md."""
 
 from __future__ import annotations
 

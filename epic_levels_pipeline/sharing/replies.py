@@ -1,17 +1,6 @@
-"""Replies made by any harness, scored like a model called here (``epic-levels import-replies FILE --model NAME``).
-
-A replies file is JSONL (one object a line) or CSV (a header line) with the fields ``item_id``, ``condition``
-and ``reply``. It is checked whole against the run's materialized items: an unknown item id, a condition the item
-is not asked under, a second reply to the same item × condition, a missing or empty field, a line that is not
-JSON — each is one ``FILE:LINE: message``, and nothing is stored unless every line is good.
-
-A good file is stored in the **replies store**, ``data/replies/<NAME>.parquet`` (one file per model, replaced
-atomically; ``clip_key`` added, the file's name and sha256 on every row). The ``responses`` asset reads the
-store for each clip it materializes: every stored model is a responder ``external`` with model ``NAME`` and
-provider ``external`` (:func:`external_responses`), so the next materialization (``epic-levels run``) takes
-the replies through verdicts, the judge, scores, paired comparisons and the report like any model's. An item ×
-condition the file has no reply for is a ``skipped`` row saying so (never counted as wrong).
-"""
+"""Replies made by any harness, scored like a model called here (``epic-levels import-replies FILE --model NAME``). A
+file is checked whole (every bad line one ``FILE:LINE: message``, nothing stored unless all are good), then kept in
+the replies store, ``data/replies/<NAME>.parquet``, which the ``responses`` asset reads as responder ``external``."""
 
 from __future__ import annotations
 
