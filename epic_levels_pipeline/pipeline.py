@@ -1,19 +1,8 @@
-"""The whole offline computation as plain function calls (pure core: no Dagster).
-
-:func:`run_core` does what the Dagster graph does for a set of clips, in one process and in memory:
-
-1. load and validate the annotation folder once (:func:`annotations.load_annotations`);
-2. build the entity catalogue once (:func:`catalogue.build_catalogue`);
-3. per clip, :func:`clip_chain`: ``clip_annotations`` → ``build_bank`` → ``build_items`` →
-   ``offline_responses`` → ``verdicts`` (no judge: undecided rows stay undecided, as in the graph
-   without a judge model); the ``questions`` command and the tests run it, and the assets its steps;
-4. across clips: ``tables.scores``, ``paired_comparisons``, ``over_marking`` and ``shortcut_audit``
-   (with ``audits.shortcut_rates`` of all questions).
-
-Only the offline reference responders run here; model responders and media belong to the Dagster layer.
-It is the reference the orchestration benchmark compares the graph against, and a quick way to get
-every table for a handful of clips in tests or notebooks.
-"""
+"""The whole offline computation as plain function calls (pure core: no Dagster). :func:`clip_chain` is one clip's
+bank → items → offline responses → verdicts → partials (the ``questions`` command and the tests run it, the assets
+its steps); :func:`run_core` loads the annotations and catalogue once, runs the chain per clip and the cross-clip
+tables, in memory. Only the offline responders run here (no judge: undecided rows stay undecided); it is the
+reference the orchestration benchmark compares the graph against."""
 
 from __future__ import annotations
 

@@ -1,31 +1,9 @@
 """Where a project's files live. One place decides it; everything else asks.
 
-The project root is ``$EPIC_LEVELS_HOME`` if set, else the nearest folder upwards from the working
-directory that holds ``data/clips.csv``, else the working directory. Under it:
-
-- ``data/annotations/``  annotation files (bundled copies; SOURCE.md beside each)
-- ``data/clips.csv``     the clip manifest
-- ``data/assets/``       materialized tables (Parquet, one file per clip partition)
-- ``data/warehouse.duckdb`` views and tables over them
-- ``data/cache/``        model-call cache (responses, judge)
-- ``data/media/``        source videos (``<dataset>/<video_id>.<ext>``) and cut clips
-- ``data/reports/``      human reports
-- ``data/dagster/``      Dagster instance storage (see ``dagster.yaml``)
-
-Two of these may live elsewhere: the **annotations root** (the upstream repositories as cloned, or the
-bundled layout; see ``annotations/layout.py``) and the **media root** (source videos, in the upstream layouts
-too; see ``responses/media.py``). Each is, first that is set: the flag of the command line (``--annotations
-DIR``, ``--media DIR``, which set the variables below for that command), the environment
-(``EPIC_LEVELS_ANNOTATIONS``, ``EPIC_LEVELS_MEDIA_ROOT``), the project file ``epic-levels.toml`` at the
-project root::
-
-    [data]
-    annotations = "/data/annotations"   # relative paths are against the project root
-    media = "/data/videos"
-
-else the default above. The UI, the sensor and ``epic-levels`` read the same file, so one setting
-reaches them all. Cut clips stay under ``data/media/clips`` whatever the media root.
-"""
+The project root is ``$EPIC_LEVELS_HOME``, else the nearest folder upwards holding ``data/clips.csv``, else the
+working directory; every output is under its ``data/``. The annotations root and the media root may live
+elsewhere: the command line's flag, else the environment (``EPIC_LEVELS_ANNOTATIONS``, ``EPIC_LEVELS_MEDIA_ROOT``),
+else ``[data]`` in ``epic-levels.toml``, else the bundled default (docs/design/storage.md)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
 """Text from files made safe to print: the one helper every message that echoes a file's value goes through.
-
-A file can hold bytes that drive a terminal (``\\x1b[31m`` colours, ``\\x1b]0;…\\x07`` sets the window title,
-``\\r`` rewrites the line, bidirectional overrides reorder it). :func:`printable` writes every control and
-format character as a Python escape (``\\x1b``, ``\\r``, ``\\u202e``), so the text shows what the file holds and
-drives nothing, and cuts it to ``limit`` characters (``…`` and the count left out). A value is cut where the
-message is made (a problem's file, row, column and message: ``errors.Problem``); :func:`escaped_output` then
-escapes everything a command prints, whoever wrote it, and cuts lines at ``LINE_LIMIT``.
-"""
+:func:`printable` writes control and format characters (``\\x1b``, ``\\r``, ``\\u202e``) as Python escapes, so the
+text shows what the file holds and drives nothing, and cuts it to ``limit``; :func:`escaped_output` escapes
+everything a command prints and cuts lines at ``LINE_LIMIT``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """An Inspect AI task over an export (``epic-levels export --out DIR``)::
 
-    inspect eval epic_levels_pipeline/sharing/inspect_task.py@epic_levels --model google/gemini-2.5-flash \
+    inspect eval epic_levels_pipeline/sharing/inspect_task.py@epic_levels --model google/gemini-2.5-flash \\
         -T export=DIR -T condition=clip
 
 One sample per item × condition, the prompt after the clip's cut window (``clip``, ``silenced``) or alone
