@@ -51,7 +51,7 @@ class WindowSelection:
 def select_windows(ann: Annotations, *, width: float = 30.0, stride: float | None = None,
                    datasets: list[str] | None = None, videos: list[str] | None = None, split: str | None = None,
                    limit: int | None = None, require: str = "any") -> WindowSelection:
-    """The windows ``epic-levels windows`` lists: per dataset (in :data:`.clips.DATASETS` order), video and
+    """The windows ``epic-levels windows`` lists: per dataset (in :data:`.clip_keys.DATASETS` order), video and
     start; ``videos`` are ids or shell patterns (``P01_*``); ``split`` keeps EPIC-SOUNDS videos of that split
     (HD-EPIC has none and stays); ``limit`` keeps that many spread evenly over the whole selection; ``require``
     is :func:`.clips.annotated_videos`' (``all``: the windows the benches under ``bench/`` use)."""

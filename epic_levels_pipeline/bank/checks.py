@@ -1,7 +1,7 @@
 """Checks on a question bank that need no model: one key per question, level vs provenance, shortcuts.
 
 Each returns plain data (problem strings or a table) so the Dagster checks, the CLI and tests share it.
-The per-question checks read only the columns they check (:func:`.clip_view.records` of those).
+The per-question checks read only the columns they check (:func:`..records.records` of those).
 """
 
 from __future__ import annotations

@@ -48,24 +48,16 @@ class ProjectResource(dg.ConfigurableResource):
 
 
 class TableIOManager(dg.ConfigurableIOManager):
-    """DataFrames (or Arrow tables) to ``data/assets/<asset>[/<clip>].parquet`` (atomic), each cast to and
-    checked against its table's declared schema (:mod:`...schemas`); the ``warehouse`` asset makes their views.
+    """DataFrames (or Arrow tables) to ``data/assets/<asset>[/<clip>].parquet`` (atomic), each cast to and checked
+    against its table's declared schema (:mod:`...schemas`); the ``warehouse`` asset makes their views.
 
-    Outputs are written atomically and only when the step yields them (blocking checks run before), so a
-    failed run leaves the last good materialization in place. A per-clip output is a ``{clip_key: frame}``
-    mapping (one clip or a batch), written clip by clip (``warehouse.write_parquets``: a worker thread writes
-    a clip's file while the next clip's frame is converted; all are written when the output is handled);
-    a per-clip input marked ``by_clip``
-    (``partitions.clip_in``) is loaded the same way. Loading a partitioned asset into an unpartitioned one
-    concatenates every materialized clip (in one Arrow concatenation per run of files of one schema; clips
-    without rows add none, as in the core) and logs the clips that have none; it reads them through the
-    table's consolidated copy (``warehouse.read_partitions``: only clip files written since are read, so a
-    cross-clip table after a one-clip change reads two files, not thousands). Every file (a clip's, a
-    table's, the catalogue) is read once per run while it is unchanged and kept only until the run ends; a
-    table the run wrote is not read back at all: the Arrow table written is converted, which gives the frame
-    reading the file gives (a batch's clip tables in one conversion, ``warehouse.to_frames``). The tables
-    written are held only until the run ends, so what is kept is bounded by one run's outputs.
-    """
+    Outputs are written only when the step yields them (blocking checks run before), so a failed run leaves the last
+    good materialization in place. A per-clip output or ``by_clip`` input is a ``{clip_key: frame}`` mapping, written
+    clip by clip (:func:`...storage.parquet.write_parquets`). A partitioned asset loaded into an unpartitioned one is
+    every materialized clip concatenated, read through the table's consolidated copy
+    (:func:`...storage.consolidated.read_partitions`: only files written since are read). Every file is read once per
+    run while unchanged, and a table the run wrote is converted, never read back (:func:`...storage.frames.to_frames`);
+    what is kept is bounded by one run's outputs."""
 
     root: str = ""
     _loaded: dict = PrivateAttr(default_factory=dict)
@@ -122,7 +114,7 @@ class TableIOManager(dg.ConfigurableIOManager):
 
     def _convert_written(self, paths: list[Path]) -> None:
         """Convert the tables this run wrote to ``paths`` (and that are unchanged since) in one go
-        (``warehouse.to_frames``: the frames converting each gives), before a step reads them clip by clip."""
+        (:func:`...storage.frames.to_frames`: the frames converting each gives), before a step reads them clip by clip."""
         written = []
         for path in paths:
             entry = self._loaded.get(str(path))

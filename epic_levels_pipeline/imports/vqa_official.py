@@ -157,8 +157,8 @@ def _group_rows(p: pd.DataFrame, *, n_boot: int, seed: int) -> list[dict]:
 
 
 def official_scores(partials: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """``vqa_official_scores`` from every video's :func:`official_partials` (module docstring: one row per
-    responder × model × condition × aggregate × category × question type)."""
+    """``vqa_official_scores`` from every video's :func:`official_partials` (one row per responder ×
+    model × condition × aggregate × category × question type; docs/design/hd-epic-vqa-import.md)."""
     if not len(partials):
         return pd.DataFrame(columns=SCORE_COLUMNS)
     out = []

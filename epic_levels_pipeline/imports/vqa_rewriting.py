@@ -165,7 +165,7 @@ def infer_answer_type(question: str, choices: list[str], choices_raw: list | Non
 
 
 def step1(question: str, choices: list[str], choices_raw: list | None = None) -> Step1:
-    """Decide open vs 4b from the text alone (rule in the module docstring); runs the Step-2 checker too."""
+    """Decide open vs 4b from the text alone (the rule: docs/design/hd-epic-vqa-import.md); runs the Step-2 checker too."""
     answer_type, code = infer_answer_type(question, choices, choices_raw)
 
     def no(c: str, extra: str = "", **kw) -> Step1:

@@ -152,7 +152,7 @@ def audit_details(verdicts: pd.DataFrame, items: pd.DataFrame, judge: Judge, *, 
 def judge_audit(verdicts: pd.DataFrame, items: pd.DataFrame, judge: Judge | None, *, sample_size: int = 50,
                 seed: int = 0, judge_seed: int = 0) -> pd.DataFrame:
     """Per responder/model: ``n``, ``judge_rule_agreement``, ``judge_self_agreement``, ``judge_none_rate``,
-    ``judge_errors``, ``note`` (see the module docstring for every decision).
+    ``judge_errors``, ``note`` (every decision: docs/design/scoring.md).
 
     ``judge(requests: list[JudgeRequest]) -> list[(choice index in the shown order | None, raw)]`` — e.g.
     :func:`scoring.model_judge`; all requests of the audit go in one call, so its rate limit and cache apply.

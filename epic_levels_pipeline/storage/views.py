@@ -102,7 +102,7 @@ def refresh(warehouse: Path, store: TableStore) -> tuple[dict[str, Path], list[s
     written since without being made again, so a view is only made again when a new one would read
     otherwise (:func:`_unchanged`): making a view with ``union_by_name`` reads every file's footer, which at
     thousands of clips per table costs seconds per view. Views of tables no longer stored are left as they
-    are, as before."""
+    are."""
     tables = store.tables()
     made = []
     with connect(warehouse) as con:

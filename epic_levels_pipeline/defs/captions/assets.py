@@ -1,4 +1,4 @@
-"""The caption track: reference structures, structured captions, alignments and scores (DESIGN §12).
+"""The caption track: reference structures, structured captions, alignments and scores (docs/design/captions.md).
 
 Thin wiring of :mod:`epic_levels_pipeline.captions`; every table goes through the IO manager.
 """

@@ -25,7 +25,7 @@ PAIR_COLUMNS = ["responder", "model", "level", "kind", "condition", "a", "b", "n
 
 
 def primary_mask(v: pd.DataFrame) -> np.ndarray:
-    """Rows in their subtype's own distractor strategy (see :func:`subtypes.is_primary`)."""
+    """Rows in their subtype's own distractor strategy (see :func:`...bank.subtypes.registry.is_primary`)."""
     return np.array([is_primary(s, d) for s, d in zip(v["subtype"], v["distractor_strategy"])], dtype=bool)
 
 
