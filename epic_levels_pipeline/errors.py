@@ -1,13 +1,9 @@
 """Problems found in input files, and the exceptions that carry them.
 
-One exception type per kind of failure, caught once at the edge (CLI, asset) and turned into lines a
-person can act on: ``FILE:ROW:COLUMN: message``.
-
-ROW is the 1-based line number in a CSV file (the header is line 1, the first data row line 2). In a JSON
-file, where a record has no line of its own, ROW is the record's key path (``P02_R06/captures/0``).
-In a pickled table (HD-EPIC's ``.pkl`` files) ROW is the row's position in it (``frame.iloc[ROW]``).
-COLUMN is the column or field name, or ``-`` when the problem concerns the whole row or file.
-"""
+One exception type per kind of failure, caught once at the edge (CLI, asset) and turned into lines a person can
+act on: ``FILE:ROW:COLUMN: message``. ROW is the 1-based line of a CSV file (the header is line 1), a JSON record's
+key path (``P02_R06/captures/0``) or a pickled table's row position; COLUMN is the column or field, or ``-`` for
+the whole row or file."""
 
 from __future__ import annotations
 

@@ -1,51 +1,11 @@
-"""What a run with models of any provider would spend — calls, tokens, cost — before spending it (pure core).
+"""What a run with models of any provider would spend (calls, tokens, cost, wall time) before spending it.
 
-For each model × condition × format the estimate counts the calls a run sends (:func:`requests_of`): one per
-distinct request of the conditions the model is asked under (``clip`` and ``silenced`` — where the clip's audio is
-annotated — carry the clip's video, ``no_clip`` is text only, so identical ``no_clip`` prompts are one call), none
-for the media conditions of a clip whose source video is missing (unless ``assume_media``), one caption per clip ×
-condition, and the one media-integrity request per clip. For the same run and an empty call cache, the count
-equals the ``calls`` of the run's ``spend`` rows (answers and captions). Judge calls are added for a share of the
-open replies.
-
-**Every number here is an estimate.** The constants:
-
-- **Prompt tokens** ≈ characters / :data:`CHARS_PER_TOKEN` (4): Google's rule of thumb for English text
-  ("a token is about 4 characters"). The real count comes from the tokenizer (``count_tokens``).
-- **Media tokens per route** come from each provider's pricing module (:mod:`.responses.pricing`:
-  :mod:`~.responses.providers.gemini_pricing` — ~290 tokens per second of clip at 1 fps and the default
-  media resolution; :mod:`~.responses.providers.openai_pricing` — frames at 255 tokens each + ``input_audio`` at
-  10 a second on OpenAI's API, ``video_url`` ~144 a second + audio 25 a second on vLLM / SGLang), for the
-  route each model is configured with (the models file, or the provider's defaults for an inline
-  ``PROVIDER/MODEL``). Media tokens are sent again with *every* media call; ``silenced`` costs as ``clip``.
-- **Output tokens** per reply by format (each format entry's ``output_tokens``): ``yes_no`` / ``multiple_choice`` /
-  ``statements`` ~5, ``open`` ~10, ``option_judgement`` (4b) ~20; ``open_with_reason`` adds
-  ~30 (:data:`.formats.registry.REASON_TOKENS`) to its base format (so ~40 for an open base). Thinking tokens are *not*
-  included: the project sends ``thinking_budget=0`` by default, but models that cannot turn thinking off
-  (e.g. 2.5-pro) bill their thinking as output; pass ``thinking_tokens`` per call to include a guess.
-- **Judge calls** = :data:`JUDGE_SHARE` (30 %) of the open replies (``open`` and ``open_with_reason`` on an
-  open base, every condition), because the rules decide most replies and only the rest reach the judge.
-  Each judge prompt is the real :func:`scoring.judge_prompt` text (question, a ~3-word reply, the four
-  candidates) at 4 characters per token; its output ~:data:`JUDGE_OUTPUT_TOKENS` tokens of JSON. The judge
-  model defaults to the model being estimated.
-- **Media settings**: ``media_resolution`` / ``fps`` (``--media-resolution``, ``--fps``) change the video
-  tokens per second as they change the calls (:mod:`.responses.providers.gemini_tokens`).
-- **Caching and batch** (Gemini's, :func:`.responses.providers.gemini_pricing.caching_and_batch`, printed
-  after the main table).
-- **Prices** (:data:`.responses.pricing.DEFAULT_PRICES`, USD per 1M tokens, standard paid tier) are
-  *configurable assumptions* from Google's and OpenAI's pricing pages — override with ``--price
-  MODEL=IN,OUT[,AUDIO_IN]``. A model not in the table (every self-hosted ``vllm/`` and ``sglang/`` model)
-  shows tokens but cost ``unknown`` (NaN).
-- **Wall time** (:func:`wall_time`): each model's calls at its limits (the models file's ``max_concurrency``
-  and ``rpm``, else its provider's defaults, :func:`.responses.models_config.default_limits`; the
-  environment's ``EPIC_LEVELS_CONCURRENCY`` / ``EPIC_LEVELS_RPM`` override them as in a run), with each call
-  assumed to take :data:`ASSUMED_LATENCY_S` (2 s; ``latency_s`` to change it): ``calls × max(60 / rpm,
-  latency / concurrency)``.
-
-Items come from the materialized items table (``data/assets/items/<clip>.parquet``) where a clip has one,
-else they are computed with the core (annotations → questions → items) for the clips asked for (default:
-the manifest's clips).
-"""
+Pure core. Calls are counted as a run makes them (:func:`requests_of`: distinct requests per condition, none for
+media a clip lacks unless ``assume_media``, captions and the media-integrity request), so for an empty call cache
+the count equals the run's ``spend`` rows; judge calls are :data:`JUDGE_SHARE` of the open replies. Tokens are
+estimates (:data:`CHARS_PER_TOKEN`, each provider's media rates, each format's ``output_tokens``), prices
+configurable assumptions, wall time the models' limits at :data:`ASSUMED_LATENCY_S` a call. The constants and
+their sources: docs/design/model-calls.md."""
 
 from __future__ import annotations
 
@@ -310,7 +270,7 @@ def call_seconds(calls: int, concurrency: int, rpm: float, latency_s: float) -> 
 
 def wall_time(frame: pd.DataFrame, specs: list[ModelSpec], judge_spec: ModelSpec | None,
               latency_s: float) -> list[dict]:
-    """Per model: its calls and the judge's, and the wall time of each at its limits (see the module docstring)."""
+    """Per model: its calls and the judge's, and the wall time of each at its limits (docs/design/model-calls.md)."""
     out = []
     for spec in specs:
         own = int(frame.loc[frame["model"] == spec.name, "calls"].sum())

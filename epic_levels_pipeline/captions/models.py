@@ -1,16 +1,8 @@
 """Model captions and the caption judge, through the QA track's call runner and cache.
 
-One request per clip × condition: the caption prompt, the clip's media as the QA track sends it
-(:func:`..responses.runner.condition_media`: the clip, its silenced copy, nothing under ``no_clip``; a
-condition whose media the clip lacks is a ``skipped`` row with the reason) and the caption schema in the
-provider's form (:func:`.schema.request_settings`). Calls go through
-:func:`..responses.calls.run_calls_sync` with the QA track's :class:`..responses.cache.CallCache`: cached
-by content, rate-limited, retried; what still fails is an ``error`` row, which scores 0 on every metric
-(as an unparsable reply does) and is counted.
-
-The judge (:func:`caption_judge`) asks the QA judge's provider whether two descriptions name the same
-thing, showing it nothing but the unit kind and the two descriptions.
-"""
+One request per clip × condition, with the clip's media as the QA track sends it and the caption schema in the
+provider's form; a condition whose media the clip lacks is ``skipped``, a call that still fails an ``error`` row
+(scored 0, counted). The judge (:func:`caption_judge`) sees only the unit kind and the two descriptions."""
 
 from __future__ import annotations
 

@@ -1,40 +1,10 @@
-"""Persistent cache of model calls and of uploaded media files (one SQLite file).
+"""Persistent cache of model calls and of uploaded media files (one SQLite file, pure core).
 
-Pure core (no Dagster). Five tables:
-
-``calls``
-    One row per ``cache_key`` — the latest outcome of that request: reply, status, token counts
-    (cached prompt tokens too), latency, error message, attempts, and the media route used. Files
-    written before ``route``/``cached_tokens`` existed get them added on open. Errors are stored
-    too (for audit), but the runner only serves
-    ``ok`` rows, so an error is retried on the next run. A row that is ``ok`` is never replaced by a
-    later non-``ok`` result (see :meth:`CallCache.put`).
-``uploads``
-    One row per media file, keyed by the file's sha256: the provider's file name and uri, the mime
-    type and the last state seen. Lets a media file be uploaded once and reused across requests and
-    across runs (the caller re-checks the state before trusting a row: provider files expire).
-``context_caches``
-    One row per provider-side cached content (Gemini context caching), keyed by what it holds (model,
-    media hash, window, media settings): its resource name and expiry time. A resumed run reuses a
-    live one instead of creating another; rows are deleted when the cache is deleted or found gone.
-``spend``
-    The ledger of what runs spent: one row per run × step × model × purpose (:mod:`.spend`), appended, never
-    changed; the ``spend`` table reads it.
-``batch_jobs``
-    One row per submitted batch job: its name, model, last state seen, and the requests it carries
-    (cache key, responder, model, condition per item, in submission order), written right after the
-    job is created and *before* waiting on it, so a killed process resumes polling the same job and
-    submits nothing twice. ``done`` is set once its results are in ``calls``.
-
-Durability: WAL journal, ``synchronous=NORMAL``, and every :meth:`CallCache.put` is its own committed
-transaction. A committed row survives the process being killed (SIGKILL included); only an OS crash
-or power loss can lose the last few commits. Several processes may share the file (WAL plus a 30 s
-busy timeout).
-
-Threading: one connection opened with ``check_same_thread=False`` and guarded by a lock, so the same
-object may be used from asyncio tasks, from worker threads, or both. Each statement is short (a
-primary-key lookup or a one-row upsert), so calling it from the event loop does not stall it.
-"""
+Tables: ``calls`` (the latest outcome per cache key; an ``ok`` row is never replaced by a failure), ``uploads``
+(provider files by media sha256), ``context_caches`` (Gemini context caches by what they hold), ``spend`` (the
+runs' ledger, appended) and ``batch_jobs`` (submitted batch jobs, written before waiting on them so a killed
+process resumes and submits nothing twice). Each put is its own committed WAL transaction; one connection behind
+a lock serves asyncio tasks and threads alike. Why: docs/design/model-calls.md."""
 
 from __future__ import annotations
 

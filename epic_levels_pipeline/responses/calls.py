@@ -1,37 +1,11 @@
-"""Running many model calls: rate limit, concurrency cap, retries, and a persistent cache.
+"""Running many model calls: rate limit, concurrency cap, retries, and a persistent cache (pure core).
 
-Pure core (no Dagster). A *call* is any ``async def call(request: CallRequest) -> CallResult``; the
-Gemini client in :mod:`.gemini` is one, a fake responder in a test is another. :func:`run_calls` drives
-a list of requests through such a call and guarantees:
-
-* **Nothing is dropped and nothing raises.** Every request gets exactly one :class:`CallResult`, in
-  input order. A call that raises anything other than :class:`RetryableError` (or that exhausts its
-  retries) becomes a result with ``status="error"`` and the message; the run goes on.
-* **Cache first.** A request whose ``cache_key`` already has an ``ok`` row in the :class:`CallCache`
-  is served from it (``cached=True``) without calling. Rows with any other status (``error``,
-  ``skipped``) are *not* served: they are called again, so an error is retried on the next run.
-* **Persist as soon as answered.** Each result is written to the cache (one committed transaction)
-  the moment it arrives, so a run killed at any point (even with SIGKILL) loses only the calls that
-  were in flight; re-running the same requests calls only what is missing.
-* **Duplicate keys are called once.** When several requests share a ``cache_key`` (same responder,
-  model, prompt, media, condition and settings) one call is made and every position gets its result.
-* **Rate and concurrency.** Every attempt, retries included, takes one slot of the
-  :class:`RateLimiter` and runs under a cap of ``concurrency`` attempts in flight. Backoff sleeps
-  hold neither a slot nor the cap.
-* **Retries.** On :class:`RetryableError` the request is retried up to ``max_retries`` times with
-  exponential backoff and jitter (``base_delay * 2**(n-1)``, capped at ``max_delay``, then a random
-  share in ``[1/2, 1]`` of it drawn from a ``seed``-ed RNG). When the error carries ``retry_after``
-  (a server's Retry-After) the wait is at least that long, even beyond ``max_delay`` — the server's
-  word wins. The wait applies to that request only; other requests keep their pace (the limiter is
-  the global brake).
-* **Inputs prepared ahead.** A provider that has ``expect(requests)`` is told the requests about to be sent, in
-  order, before the first goes out (e.g. to prepare the next clip's media while this one's are sent).
-* **A form the server rejects stops.** A provider that has ``rejections`` (:class:`Rejections`) records each
-  HTTP rejection and each acceptance by request form; once a form it never accepted is rejected
-  :data:`STOP_AFTER` times in a row with the same status and message, that form is stopped: its remaining
-  requests, retries included, end as ``error`` rows carrying one message naming the setting to change,
-  without calling.
-"""
+A *call* is any ``async def call(request: CallRequest) -> CallResult`` (a provider's caller, a test's fake).
+:func:`run_calls` gives every request exactly one result, in input order, and never raises: ``ok`` rows of the
+:class:`.cache.CallCache` are served without calling, each result is persisted the moment it arrives, requests
+sharing a cache key are called once, retries back off with seeded jitter (a server's Retry-After wins), and a
+request form the server keeps rejecting is stopped with one message naming the setting to change. The guarantees
+in full: docs/design/model-calls.md."""
 
 from __future__ import annotations
 
@@ -415,7 +389,7 @@ def run_blocking(coro):
 def run_calls_sync(requests: Sequence[CallRequest], call: Call, cache: "ResultCache | None",
                    **kwargs) -> tuple[list[CallResult], CallStats]:
     """Blocking :func:`run_calls` (see :func:`run_blocking`). ``call`` must not be tied to another
-    event loop (:class:`.gemini.GeminiCaller` keeps one SDK client per loop, so it is fine). The results are
+    event loop (:class:`.providers.gemini.GeminiCaller` keeps one SDK client per loop, so it is fine). The results are
     shown to the current observer (:func:`observed`)."""
     results, stats = run_blocking(run_calls(requests, call, cache, **kwargs))
     observe(call, results, stats)

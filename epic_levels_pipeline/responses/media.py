@@ -1,45 +1,12 @@
-"""Cutting clips out of source videos, and their audio-silenced twins, with ffmpeg.
+"""Cutting clips out of source videos, and their audio-silenced twins, with ffmpeg (pure core).
 
-Pure core: no Dagster here. Every ffmpeg call goes through the binary bundled with ``imageio-ffmpeg``
-(:func:`ffmpeg_exe`); there is no ffprobe, so :func:`probe` parses the banner ``ffmpeg -i FILE`` prints.
-
-Layout on disk (see ``settings.py``): source videos live at ``<media_root>/<dataset>/<video_id><ext>`` or where
-the datasets' own download tools put them (:data:`MEDIA_LAYOUTS`);
-:func:`prepare_clip_media` writes ``<out_dir>/<clip_key>.mp4`` (the cut clip) and
-``<out_dir>/<clip_key>.silenced.mp4`` (same video, audio replaced by digital silence).
-
-Decisions worth knowing:
-
-- **Accurate cuts, always re-encoded.** ``-ss`` before ``-i`` plus ``-t`` with re-encoding is frame
-  accurate (ffmpeg decodes from the preceding key frame and drops frames before the start). Video is
-  H.264 (libx264, ``-preset ultrafast``, CRF :data:`CRF`, yuv420p so every player and model API can read
-  it); audio, when the source has any, is AAC. Only the first video and first audio stream are kept;
-  subtitle, data (e.g. GoPro telemetry) and attachment streams are dropped.
-- **A window past the source's end is an error, not clamped.** If ``end_s`` exceeds the source duration by
-  more than :data:`END_TOLERANCE_S`, :func:`cut_clip` raises :class:`MediaError` (and
-  :func:`prepare_clip_media` turns it into a ``skipped`` clip with that message): a silently shortened
-  clip would change what the question's evidence window contains. Within the tolerance (container
-  durations are rounded and annotations often end "at the end") the cut just runs to the source's end, so
-  such a clip may be up to :data:`END_TOLERANCE_S` short.
-- **Atomic writes.** Every output is written to a hidden temp file in the destination directory and moved
-  into place with :func:`os.replace`; a failed or interrupted run never leaves a partial file at the
-  destination, and an existing destination is left untouched when a re-cut fails. Temp files of a failed
-  run are removed (a hard kill can leave one behind: ``.<name>.tmp-*``; such names are never read).
-- **The silenced variant** stream-copies the clip's video (bit-identical packets) and replaces the audio by
-  ``anullsrc`` with the clip's sample rate and channel layout (48 kHz stereo if the clip has no audio or
-  they are unknown), limited to the clip's duration with an explicit ``-t``, encoded AAC. A clip without
-  audio still gets a silent track, so "silenced" always means "audio present and all zero".
-- **Idempotent re-runs.** :func:`prepare_clip_media` reuses an existing clip if its mtime is not older than
-  the source's, and an existing silenced file if it is not older than the clip; a reused file that ffmpeg
-  cannot read is cut again. The clip key names the window, so the window is not re-checked.
-- :func:`audio_rms` is measured on a mono downmix, in full-scale units (a full-scale square wave is 1.0,
-  a full-scale sine about 0.707; digital silence exactly 0.0).
-
-The media live by concern: :mod:`.media_ffmpeg` (running ffmpeg, :func:`probe`, :class:`MediaError`),
-:mod:`.media_sources` (where source videos are found, file hashes) and :mod:`.media_window` (a window's frames
-and audio for a model request); this module cuts clips and their silenced twins. Every name is importable from
-here.
-"""
+:func:`prepare_clip_media` writes ``<out_dir>/<clip_key>.mp4`` and ``<out_dir>/<clip_key>.silenced.mp4``. Cuts are
+frame accurate and re-encoded (H.264 + AAC, first video and audio stream only); a window past the source's end
+by more than :data:`END_TOLERANCE_S` is a :class:`MediaError` (a ``skipped`` clip), never clamped; every output is
+written atomically; the silenced twin keeps the video's packets and always carries an all-zero audio track;
+re-runs reuse files no older than their source. Running ffmpeg lives in :mod:`.media_ffmpeg`, finding sources in
+:mod:`.media_sources`, a request's frames and audio in :mod:`.media_window`; every name is importable from here.
+Why: docs/design/model-calls.md."""
 
 from __future__ import annotations
 

@@ -1,25 +1,11 @@
 """Verdicts: rules first, a bounded judge only when rules cannot decide.
 
-Per response: parse it with its format's parser (:mod:`parsing`), compare with the item's expected
-answer, and record how it was decided:
-
-- ``rule``      the rules gave a verdict (right or wrong). An explicit abstention ("cannot tell", "I don't
-                know", "unknown") in an open reply is a rule verdict: wrong.
-- ``judge``     open reply the rules could not decide (two candidates named, negation, hedge, no candidate
-                matched); the judge saw only the question, the reply and the four candidates in a seeded
-                shuffled order, and chose one (or none = wrong).
-- ``unparsed``  the reply broke the output format; counted as wrong, never guessed.
-- ``undecided`` the rules could not decide and no judge is configured (or a majority of judges was asked and
-                they split): reported, and left out of accuracy, never silently counted either way.
-- ``judge_failed`` the judge whose verdict counts failed (timeout, error, a reply that is not a choice), or every
-                judge of a majority did: reported apart, left out of accuracy and never counted wrong.
-
-Several judges (:class:`JudgePanel`) are each asked about every undecided reply; the verdict is one named judge's
-or the majority's, and ``judge_votes`` (JSON) records every judge's answer for the audit across judges.
-
-``skipped`` and ``error`` responses (no media, failed call) get no verdict row's ``correct`` value: they
-are kept with ``scored_by`` = ``skipped``/``error`` and excluded from scores, and counted.
-"""
+Each response is parsed with its format's parser and compared with the item's expected answer; ``scored_by``
+records how: ``rule``, ``judge`` (an open reply the rules could not decide; the judge sees the question, the reply
+and the candidates in a seeded order), ``unparsed`` (wrong, never guessed), ``undecided`` and ``judge_failed``
+(left out of accuracy, never counted wrong), ``skipped`` / ``error`` (no reply; counted, not scored). A
+:class:`JudgePanel` asks every judge and keeps one named judge's or the majority's verdict, every vote in
+``judge_votes``. The table of outcomes: docs/design/model-calls.md."""
 
 from __future__ import annotations
 
