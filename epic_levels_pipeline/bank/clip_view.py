@@ -264,7 +264,7 @@ class ClipView(Presence):
 
     def rows_by(self, records: str, column: str) -> dict:
         """The records named ``records`` (e.g. ``"narration_records"``) grouped by ``column`` (nulls left
-        out, each group in record order): :func:`rows_with` of every value at once, read once per view
+        out, each group in record order): :func:`.rows.rows_with` of every value at once, read once per view
         (do not modify)."""
         return self.memo(("rows_by", records, column), lambda: _grouped(getattr(self, records), column))
 

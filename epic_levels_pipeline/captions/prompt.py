@@ -13,7 +13,7 @@ CONDITIONS = ("clip", "silenced", "no_clip")
 
 
 def conditions_for(audio_annotated: bool) -> tuple[str, ...]:
-    """The QA track's conditions of a clip (:func:`...responses.conditions.conditions_for`: ``silenced`` needs its
+    """The QA track's conditions of a clip (:func:`..responses.conditions.conditions_for`: ``silenced`` needs its
     audio annotated to mean anything), in the caption track's order (:data:`CONDITIONS`)."""
     asked = _asked_under(audio_annotated)
     return tuple(c for c in CONDITIONS if c in asked)

@@ -33,7 +33,7 @@ def markdown_text(text: str | None) -> str | None:
 
 
 def declared_column_schema(table: str) -> dg.TableSchema | None:
-    """The declared columns of warehouse table ``table`` (:data:`.schemas.registry.SCHEMAS`) with their types and
+    """The declared columns of warehouse table ``table`` (:data:`..schemas.registry.SCHEMAS`) with their types and
     descriptions, as the UI's Columns tab shows them; None for an asset that is not a declared table."""
     schema = SCHEMAS.get(table)
     if schema is None:

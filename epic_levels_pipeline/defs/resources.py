@@ -49,14 +49,14 @@ class ProjectResource(dg.ConfigurableResource):
 
 class TableIOManager(dg.ConfigurableIOManager):
     """DataFrames (or Arrow tables) to ``data/assets/<asset>[/<clip>].parquet`` (atomic), each cast to and checked
-    against its table's declared schema (:mod:`...schemas`); the ``warehouse`` asset makes their views.
+    against its table's declared schema (:mod:`..schemas`); the ``warehouse`` asset makes their views.
 
     Outputs are written only when the step yields them (blocking checks run before), so a failed run leaves the last
     good materialization in place. A per-clip output or ``by_clip`` input is a ``{clip_key: frame}`` mapping, written
-    clip by clip (:func:`...storage.parquet.write_parquets`). A partitioned asset loaded into an unpartitioned one is
+    clip by clip (:func:`..storage.parquet.write_parquets`). A partitioned asset loaded into an unpartitioned one is
     every materialized clip concatenated, read through the table's consolidated copy
-    (:func:`...storage.consolidated.read_partitions`: only files written since are read). Every file is read once per
-    run while unchanged, and a table the run wrote is converted, never read back (:func:`...storage.frames.to_frames`);
+    (:func:`..storage.consolidated.read_partitions`: only files written since are read). Every file is read once per
+    run while unchanged, and a table the run wrote is converted, never read back (:func:`..storage.frames.to_frames`);
     what is kept is bounded by one run's outputs."""
 
     root: str = ""
@@ -114,7 +114,7 @@ class TableIOManager(dg.ConfigurableIOManager):
 
     def _convert_written(self, paths: list[Path]) -> None:
         """Convert the tables this run wrote to ``paths`` (and that are unchanged since) in one go
-        (:func:`...storage.frames.to_frames`: the frames converting each gives), before a step reads them clip by clip."""
+        (:func:`..storage.frames.to_frames`: the frames converting each gives), before a step reads them clip by clip."""
         written = []
         for path in paths:
             entry = self._loaded.get(str(path))

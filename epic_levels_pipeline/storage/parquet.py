@@ -20,13 +20,13 @@ SMALL_FILE_ROWS = 5_000
 def write_parquet(frame: pd.DataFrame | pa.Table, path: Path, name: str | None = None) -> pa.Table:
     """Write atomically: a failed write never replaces a good file. Returns the Arrow table written (its
     ``to_pandas()`` is what reading the file gives; the frame's index is not written). ``name``: the
-    warehouse table it is a file of, whose declared schema (:mod:`.schemas`) it is cast to and checked against."""
+    warehouse table it is a file of, whose declared schema (:mod:`..schemas`) it is cast to and checked against."""
     return write_parquets([(frame, path)], name)[0]
 
 
 def _arrow(frame: pd.DataFrame | pa.Table, name: str | None) -> pa.Table:
     """The Arrow table written for ``frame``: of its table's declared schema when ``name`` is given
-    (:func:`.schemas.conform`: a mismatch raises, naming the table and the column), else as inferred."""
+    (:func:`..schemas.conform`: a mismatch raises, naming the table and the column), else as inferred."""
     if name is not None:
         return schemas.conform(name, frame)
     return frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)

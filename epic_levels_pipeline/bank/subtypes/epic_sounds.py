@@ -239,8 +239,8 @@ def _sounds_near_cue(view: ClipView, instant: float) -> tuple[set[str], set[str]
 def gen_sound_moment(view: ClipView):
     """"About N seconds into the clip, which sound do you hear?" — asked of every categorised sound (a merged
     occurrence, :attr:`ClipView.occurrences`) lying inside the window (:func:`levels.outside_window`), at a
-    whole second N it covers within ±:data:`CUE_COVER_S`, at least :data:`.cues.CUE_MARGIN_S` from either
-    edge (:func:`.cues.cue_seconds`: the first second no other draft of the clip cues, preferring one with
+    whole second N it covers within ±:data:`CUE_COVER_S`, at least :data:`..cues.CUE_MARGIN_S` from either
+    edge (:func:`..cues.cue_seconds`: the first second no other draft of the clip cues, preferring one with
     fewer other sounds near it). Every other class heard within ±:data:`CUE_CLEAR_S` of N, and every class a
     not-categorised sound there might be, is left out of the options, so no wrong option could be heard
     about N seconds in; the question then needs its options, so it stands alone only when nothing else
@@ -316,7 +316,7 @@ def gen_count(view: ClipView):
 def gen_sound_order(view: ClipView):
     """"After you hear <cue>, which sound do you hear next?" The cue is a class heard once in the window; the
     key is the class of the next categorised sound to start after the cue has ended
-    (:func:`.solvers.next_sound`, which also says when there is no fair question: a sound starting during
+    (:func:`..solvers.next_sound`, which also says when there is no fair question: a sound starting during
     the cue, two starting together, one starting within the cued moment, a not-categorised sound in
     between). Wrong options are other sounds of the clip (or, in the leaky variant, absent ones); the cue's
     own class is never one."""

@@ -114,7 +114,7 @@ def gen_easy_object(view: ClipView):
 
 def cue_seconds(view: ClipView, row) -> list[int]:
     """The whole seconds N at which "about N seconds into the clip" may ask about the track ``row``
-    (:func:`.cues.cue_seconds`); best first: the fewest other objects moving within ±:data:`CUE_CLEAR_S`
+    (:func:`..cues.cue_seconds`); best first: the fewest other objects moving within ±:data:`CUE_CLEAR_S`
     of N (more of the clip's objects stay available as options)."""
     name = row.object_name
 

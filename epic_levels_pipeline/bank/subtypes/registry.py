@@ -32,7 +32,7 @@ class Draft:
 
 @dataclass(frozen=True)
 class Subtype:
-    """One question subtype: its generator, its solver (``@solver(name)`` in :mod:`.solvers`, found by name
+    """One question subtype: its generator, its solver (``@solver(name)`` in :mod:`..solvers`, found by name
     and required at registration) and its distractor strategies (``strategy``, plus ``variants`` when the
     subtype is generated with more than one by default)."""
 

@@ -130,7 +130,7 @@ def answer_text(reply) -> Parsed:
 
     No answer line → unparsed (an open reply must say ``Answer:``; a bare sentence is not guessed at). An
     empty answer → unparsed. Case and inner wording are kept; ``?`` is kept (it is a hedge for
-    :func:`match_open`).
+    :func:`.names.match_open`).
     """
     value = _answer_value(reply)
     if value is None:

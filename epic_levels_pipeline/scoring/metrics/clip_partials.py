@@ -129,7 +129,7 @@ def prior_partials(questions: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame
 
 
 def presence_partials(questions: pd.DataFrame) -> pd.DataFrame:
-    """The sums behind :func:`..bank.checks.shortcut_rates` (presence oracle), per clip × subtype × strategy."""
+    """The sums behind :func:`...bank.checks.shortcut_rates` (presence oracle), per clip × subtype × strategy."""
     if not len(questions):
         return _empty("presence_partials")
     from ...bank.checks import N_OPTIONS

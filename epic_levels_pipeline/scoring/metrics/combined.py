@@ -113,7 +113,7 @@ def over_marking_from_partials(partials: pd.DataFrame) -> pd.DataFrame:
 
 
 def presence_from_partials(partials: pd.DataFrame) -> pd.DataFrame:
-    """:func:`..bank.checks.shortcut_rates` from ``presence_partials``."""
+    """:func:`...bank.checks.shortcut_rates` from ``presence_partials``."""
     from ...bank.checks import N_OPTIONS, shortcut_rates
 
     if not len(partials):
