@@ -14,7 +14,7 @@ from ..formats.parsing import letter_as_written, letter_upper_cased
 from ..scoring.metrics.stats import cluster_draws
 from .vqa_source import CATEGORIES, category_of
 
-from .vqa_tags import FORMAT  # noqa: F401  (the format of the official items)
+from .vqa_tags import FORMAT
 #: The benchmark's 30 question types (prototype file names) by category, as the authors publish them.
 OFFICIAL_TYPES = {
     "recipe": ("recipe_recipe_recognition", "recipe_multi_recipe_recognition", "recipe_multi_step_localization",
