@@ -7,6 +7,7 @@ import pytest
 from epic_levels_pipeline.defs.scoring.assets import CLIP_PARTIALS
 from epic_levels_pipeline.orchestration.local import run_pipeline
 from epic_levels_pipeline.scoring.metrics import tables
+from epic_levels_pipeline.seeding import DEFAULT_SEED
 from epic_levels_pipeline.storage.parquet import read_parquet
 from epic_levels_pipeline.storage.table_store import TableStore
 
@@ -49,6 +50,8 @@ def test_one_changed_row_reruns_its_clip_and_the_combine(project, instance):
     # the tables combined from the partials are the tables of the verdicts of every clip, after the edit too
     verdicts = read_parquet(store.partition_files("verdicts"))
     assert set(verdicts["clip_key"]) == set(OFFLINE_CLIPS)
-    assert_same("scores", tables.scores(verdicts), read_parquet([store.path("scores")]))
-    assert_same("paired_comparisons", tables.paired_comparisons(verdicts), read_parquet([store.path("paired_comparisons")]))
+    seed = DEFAULT_SEED  # the project's seed, which the combine's bootstraps draw from
+    assert_same("scores", tables.scores(verdicts, seed=seed), read_parquet([store.path("scores")]))
+    assert_same("paired_comparisons", tables.paired_comparisons(verdicts, seed=seed),
+                read_parquet([store.path("paired_comparisons")]))
     assert_same("over_marking", tables.over_marking(verdicts), read_parquet([store.path("over_marking")]))

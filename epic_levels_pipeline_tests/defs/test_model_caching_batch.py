@@ -13,7 +13,7 @@ from epic_levels_pipeline.storage.views import query
 from ..fakes.gemini_server import GeminiTestServer
 from ..conftest import declare_models
 from .conftest import QUIET
-from .test_model_pipeline import reply
+from .test_model_pipeline import is_integrity, reply
 
 
 CLIP = "epic_sounds__P09_08__45-75"
@@ -38,7 +38,9 @@ def test_caching_then_batch_through_the_graph(project, instance, monkeypatch):
         rows = query(project.warehouse, "select * from responses where responder = 'gemini'")
         media_rows = rows[rows["condition"].isin(["clip", "silenced"])]
         assert (rows["status"] == "ok").all() and len(media_rows)
-        assert server.cache_creates == 2  # clip and silenced copy, each one cache for all its items
+        # clip and silenced copy, each one cache for all its items; the media-integrity request (the clip without its
+        # audio track) is sent uncached
+        assert server.cache_creates == 2 and server.uploads == 3
         captions = query(project.warehouse, "select * from caption_responses where responder = 'gemini'")
         caption_media = captions[captions["condition"].isin(["clip", "silenced"])]
         assert len(caption_media) and (caption_media["status"] == "ok").all()
@@ -70,8 +72,10 @@ def test_caching_then_batch_through_the_graph(project, instance, monkeypatch):
         requests = [it["request"] for it in job["items"]]
         assert all(r["generationConfig"]["mediaResolution"] == "MEDIA_RESOLUTION_LOW" for r in requests)
         assert any(p.get("videoMetadata", {}).get("fps") == 0.5 for r in requests for p in r["contents"][0]["parts"])
-        # only the judges and the caption track (which calls direct, batch mode or not) went direct
-        direct = [str(b) for b in server.generate_requests[generates_before:]]
+        # only the judges, the caption track (which calls direct, batch mode or not) and the one media-integrity
+        # request went direct
+        direct = [str(b) for b in server.generate_requests[generates_before:] if not is_integrity(server, b)]
+        assert len(direct) < len(server.generate_requests[generates_before:])
         assert all(any(mark in b for mark in ("You check what a short answer means", JUDGE_INSTRUCTION,
                                               "Describe it as a structured caption")) for b in direct)
         mat = instance.get_latest_materialization_event(__import__("dagster").AssetKey("responses"))

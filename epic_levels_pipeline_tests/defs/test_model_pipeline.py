@@ -43,8 +43,20 @@ CAPTION = "structured caption"
 
 
 def answer_calls(server) -> int:
-    """Calls answering the QA track's items (not the judges', not the caption track's, not its semantic layer's)."""
-    return sum(all(t not in p for t in (JUDGE, CAPTION, CAPTION_JUDGE, SCALE_MARK)) for p in server.prompts())
+    """Calls answering the QA track's items (not the judges', not the caption track's, not its semantic layer's, not
+    the media-integrity requests)."""
+    return sum(all(t not in p for t in (JUDGE, CAPTION, CAPTION_JUDGE, SCALE_MARK)) for p in server.prompts()) \
+        - integrity_calls(server)
+
+
+def integrity_calls(server) -> int:
+    """Generate requests naming a clip's copy without its audio track (the media-integrity request)."""
+    return sum(is_integrity(server, body) for body in list(server.generate_requests))
+
+
+def is_integrity(server, body: dict) -> bool:
+    """Whether a generate request names a clip's copy without its audio track (the media-integrity request)."""
+    return any(".noaudio." in name for name in server.named_files(body))
 
 
 def test_model_responses_cached_and_recomputed_only_for_the_changed_clip(project, instance, monkeypatch):
@@ -69,7 +81,9 @@ def test_model_responses_cached_and_recomputed_only_for_the_changed_clip(project
         assert set(hd.loc[hd["condition"] == "clip", "status"]) == {"skipped"}
         assert hd.loc[hd["condition"] == "clip", "error"].str.contains("no source video").all()
         assert (hd.loc[hd["condition"] == "no_clip", "status"] == "ok").all()
-        assert server.uploads == 2  # the clip and its silenced copy, each once for every item
+        # the clip and its silenced copy, each once for every item, and the clip without its audio track (the
+        # media-integrity request)
+        assert server.uploads == 3 and integrity_calls(server) == 1
         calls_first = answer_calls(server)
         # identical prompts under the same condition share one cache key and so one call
         assert calls_first == responses.loc[responses["status"] == "ok", "cache_key"].nunique()

@@ -295,6 +295,15 @@ class GeminiTestServer(LocalServer):
         with self._lock:
             return [request_text(b) for b in self.generate_requests]
 
+    def named_files(self, body: dict) -> list[str]:
+        """The display names of the uploaded files a generate request names (by name or by full uri)."""
+        with self._lock:
+            names = {}
+            for entry in self.files.values():
+                resource = entry["resource"]
+                names[resource["name"]] = names[resource["uri"]] = resource["displayName"]
+        return [names.get(uri, "") for uri in request_file_uris(body)]
+
     # -- routing ----------------------------------------------------------------------------------
 
     def _route(self, h: _Handler, method: str, path: str, body: bytes) -> None:

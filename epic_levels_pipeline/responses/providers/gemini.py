@@ -55,7 +55,8 @@ Decisions and edge cases:
 * **Per-request settings** (``request.settings``, also part of the cache key) override the defaults:
   ``temperature``, ``max_output_tokens``, ``thinking_budget``, ``response_mime_type``,
   ``response_schema`` (a Gemini Schema as a dict), ``system_instruction``, ``seed``,
-  ``media_resolution`` (e.g. ``"MEDIA_RESOLUTION_LOW"``), ``fps`` (video sampling rate). Other keys
+  ``media_resolution`` (e.g. ``"MEDIA_RESOLUTION_LOW"``), ``fps`` (video sampling rate), ``context_cache``
+  (False: this request names no cached content). Other keys
   are ignored here (they may exist only to separate cache keys).
 * **Event loops**: the SDK's async HTTP client is bound to the loop it first ran on, so one SDK client
   is kept per event loop (weakly): the same caller works across successive ``asyncio.run`` calls.
@@ -187,14 +188,15 @@ class GeminiCaller(GeminiFiles, GeminiContextCaching, JudgeCalls):
 
     def without_audio(self, request: CallRequest) -> tuple[dict, str, str | None] | None:
         """``(settings, media path, its sha256)`` of the same request sent without audio: Gemini reads the video's
-        own track, so the window's video without its audio track (cut beside it once)."""
+        own track, so the window's video without its audio track (cut beside it once), sent without a context cache
+        (one request: a cache would cost more than it saves)."""
         from ..media import sha256_file, strip_audio
 
         if not request.media_path:
             return None
         path = Path(request.media_path)
         stripped = strip_audio(path, path.with_name(path.stem + ".noaudio" + path.suffix))
-        return {}, str(stripped), sha256_file(stripped)
+        return {"context_cache": False}, str(stripped), sha256_file(stripped)
 
     async def reachable(self) -> str | None:
         """None when the service answers for the model (``models.get``), else why not (a pre-flight check)."""
@@ -250,7 +252,7 @@ class GeminiCaller(GeminiFiles, GeminiContextCaching, JudgeCalls):
         model = request.model or self.settings.model
         cached: _ContextCache | None = None
         route = "video=file" if media is not None else "text"
-        if media is not None and self.settings.context_cache:
+        if media is not None and request.settings.get("context_cache", self.settings.context_cache):
             cached, why = await self._context_cache(state, request, model, media, sha)
             route = f"video=cached_content({cached.name})" if cached else f"video=file;uncached({why})"
 
