@@ -6,9 +6,11 @@
    tick to that run's start is printed (``-s`` shows it): a figure for the notes, asserted only against a generous
    timeout. A manifest row whose video has no annotations then fails the runs the sensor and the UI start, each
    with the pre-flight's one line as its failure message.
-2. A run killed inside the per-clip batch and one killed inside the cross-clip tables, a truncated clip file, a
-   garbled consolidated copy, a deleted warehouse, two runs at once and a step that fails: every following
-   ``epic-levels run`` ends in the clean run's warehouse digest, and the failing one prints what failed and no
+2. Runs killed inside the annotation tables, inside the per-clip batch and inside the cross-clip tables, a truncated
+   clip file, a garbled consolidated copy, a deleted warehouse, two runs at once, a clip whose video has no
+   annotations (refused; kept when marked deliberate, then removed from the manifest and retired), a configuration
+   error and a step that fails: every following ``epic-levels run`` ends in the clean run's warehouse digest
+   (:func:`warehouse_digest`), a refused run leaves it untouched, and the failing one prints what failed and no
    table.
 
 Each test works on its own copy of the project (``DAGSTER_HOME`` = ``EPIC_LEVELS_HOME`` = that copy, the
@@ -77,6 +79,14 @@ def start_cli(paths: Paths) -> subprocess.Popen:
 def kill(proc: subprocess.Popen) -> None:
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+
+
+def wait_for_line(proc: subprocess.Popen, start: str) -> None:
+    """Read ``proc``'s output until a line starting with ``start``."""
+    for line in proc.stdout:
+        if line.startswith(start):
+            return
+    pytest.fail(f"the run ended (exit {proc.wait()}) before a line starting {start!r}")
 
 
 def live_runs(paths: Paths) -> list[dg.DagsterRun]:
@@ -181,7 +191,14 @@ def test_killed_corrupted_and_concurrent_runs_end_in_the_clean_digest(tmp_path):
     assert reference["questions"][0] > 0 and reference["caption_responses"][0] > 0
 
     paths = project_copy(tmp_path, "probed")
-    # killed inside the per-clip batch (a step of it done), then run again: the dead run is cleared by the next run
+    # killed while the annotation tables are materialized, then again inside the per-clip batch (a step of it done),
+    # then run again: the dead runs are cleared by the next run
+    proc = start_cli(paths)
+    try:
+        wait_for_line(proc, "materializing annotation tables")
+        time.sleep(2)
+    finally:
+        kill(proc)
     proc = start_cli(paths)
     try:
         def batch_step_done():
@@ -202,10 +219,8 @@ def test_killed_corrupted_and_concurrent_runs_end_in_the_clean_digest(tmp_path):
     # killed inside the cross-clip tables
     proc = start_cli(paths)
     try:
-        for line in proc.stdout:
-            if line.startswith("materializing cross-clip tables"):
-                time.sleep(3)
-                break
+        wait_for_line(proc, "materializing cross-clip tables")
+        time.sleep(3)
     finally:
         kill(proc)
     assert run_cli(paths).returncode == 0
@@ -226,6 +241,38 @@ def test_killed_corrupted_and_concurrent_runs_end_in_the_clean_digest(tmp_path):
     outputs = [proc.communicate(timeout=900)[0] for proc in both]
     assert [proc.returncode for proc in both] == [0, 0], "\n".join(o[-2000:] for o in outputs)
     assert warehouse_digest(paths) == reference
+
+    # a clip whose video has no annotations: refused (exit 2, one line, nothing written); kept when marked
+    # deliberate; then the row removed again: the run retires the clip, says so, and the digest is the clean one
+    manifest = paths.manifest.read_text()
+    paths.manifest.write_text(manifest + UNKNOWN_VIDEO + "\n")
+    refused = run_cli(paths)
+    assert refused.returncode == 2 and "video P99_99 has no rows" in refused.stderr, refused.stderr
+    assert warehouse_digest(paths) == reference
+    lines = manifest.splitlines()
+    paths.manifest.write_text("\n".join([lines[0] + ",deliberate", *lines[1:], UNKNOWN_VIDEO + ",yes"]) + "\n")
+    kept = run_cli(paths)
+    assert kept.returncode == 0, kept.stdout[-3000:] + kept.stderr[-3000:]
+    assert "kept (marked deliberate): video P99_99 has no rows" in kept.stdout
+    unknown_clip = "epic_sounds__P99_99__0-30"
+    assert (paths.assets / "questions" / f"{unknown_clip}.parquet").exists()
+    assert warehouse_digest(paths) != reference
+    paths.manifest.write_text(manifest)
+    removed = run_cli(paths)
+    assert removed.returncode == 0, removed.stdout[-3000:] + removed.stderr[-3000:]
+    assert f"retired 1 clips no longer in {paths.manifest}: {unknown_clip}" in removed.stdout
+    assert not list(paths.assets.glob(f"*/{unknown_clip}.parquet"))
+    assert (paths.assets / "questions" / "retired" / f"{unknown_clip}.parquet").exists()
+    assert warehouse_digest(paths) == reference
+
+    # a configuration error: refused before any step (exit 2, one line), no table printed, the warehouse untouched
+    (paths.root / "epic-levels.toml").write_text('[data]\nanotations = "data/annotations"\n')
+    refused = run_cli(paths)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert [line for line in refused.stderr.splitlines() if line.startswith("error: ")] == [
+        f"error: {paths.root / 'epic-levels.toml'}: [data].anotations: unknown key (known: annotations, media)"]
+    assert warehouse_digest(paths) == reference
+    (paths.root / "epic-levels.toml").unlink()
 
     # a step that fails: what failed and where, no table; the last good tables stay and the next run is clean
     questions = paths.assets / "questions"
