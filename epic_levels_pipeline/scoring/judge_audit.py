@@ -253,11 +253,12 @@ def agreement_table(labels: pd.DataFrame, track: str, *, level: str = "nominal")
                               "agreement": np.nan, "cohen_kappa": np.nan, "krippendorff_alpha": np.nan,
                               "note": ONE_JUDGE_NOTE}], columns=AGREEMENT_COLUMNS)
     answered = labels.dropna(subset=["label"])
-    wide = answered.pivot_table(index="unit", columns="judge", values="label", aggfunc="first")
+    wide = answered.pivot_table(index="unit", columns="judge", values="label", aggfunc="first") \
+        .reindex(columns=judges)  # a judge whose every call failed: a column of missing labels
     rows = []
     for i, a in enumerate(judges):
         for b in judges[i + 1:]:
-            both = wide[[a, b]].dropna() if a in wide and b in wide else pd.DataFrame(columns=[a, b])
+            both = wide[[a, b]].dropna()
             rows.append({"track": track, "judge_a": a, "judge_b": b, "n": len(both),
                          "agreement": float((both[a] == both[b]).mean()) if len(both) else np.nan,
                          "cohen_kappa": cohen_kappa(both[a], both[b]),

@@ -129,3 +129,19 @@ def test_agreement_and_swap_from_the_votes():
 def test_one_judge_agreement_row_says_so():
     table = agreement_table(pd.DataFrame({"unit": ["u"], "judge": ["j"], "label": ["a"]}), "qa")
     assert len(table) == 1 and table.loc[0, "note"].startswith("fewer than two judges")
+
+
+def test_a_judge_whose_every_call_failed_is_compared_on_nothing():
+    responses, items = build()
+    v = make_verdicts(responses, items, judge=JudgePanel({"slow": failing, "names_first": named("first")}, "slow"))
+    votes = vote_rows(v)
+    assert set(votes.loc[votes["judge"] == "slow", "outcome"]) == {"failed"}
+    agreement = all_agreement(votes, pd.DataFrame(columns=["track", "unit", "judge", "label", "clip_key"]))
+    qa = agreement[agreement["track"] == "qa"].set_index(["judge_a", "judge_b"])
+    assert qa.loc[("names_first", "slow"), "n"] == 0 and np.isnan(qa.loc[("names_first", "slow"), "cohen_kappa"])
+    assert qa.loc[("*", "*"), "n"] == 0 and np.isnan(qa.loc[("*", "*"), "krippendorff_alpha"])
+    everyone_failed = agreement_table(pd.DataFrame({"unit": ["u", "u"], "judge": ["a", "b"], "label": [None, None]}),
+                                      "qa")
+    assert everyone_failed.loc[0, "n"] == 0
+    swap = all_swaps(score_partials(v), votes, pd.DataFrame())
+    assert len(swap) and set(swap["judge"]) >= {VERDICT, "names_first"}
