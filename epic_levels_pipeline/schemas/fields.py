@@ -14,6 +14,8 @@ def _f(name: str, kind: pa.DataType, doc: str, nullable: bool = True) -> pa.Fiel
 STR, INT, FLOAT, BOOL = pa.large_string(), pa.int64(), pa.float64(), pa.bool_()
 STRS, INTS, BOOLS = pa.list_(pa.large_string()), pa.list_(pa.int64()), pa.list_(pa.bool_())
 
+EXTERNAL = "external"  # the responder (and provider) of imported replies (``epic-levels import-replies``)
+
 RESPONDER = [
     _f("responder", STR, "the offline reference responder, the model's provider, or external (imported replies)"),
     _f("model", STR, "the model's identity: its configured NAME in the models file (PROVIDER/MODEL for an inline "

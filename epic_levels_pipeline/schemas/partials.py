@@ -34,10 +34,12 @@ SCORE_PARTIALS = pa.schema([
 PAIR_PARTIALS = pa.schema([
     *RESPONDER,
     _f("level", STR, "L1-L4 (or '*' for the sum over levels in pair_partials)"),
-    _f("kind", STR, "format (two formats of one question) or condition (clip against another condition)"),
+    _f("kind", STR, "format (two formats of one question), condition (clip against another condition) or model "
+                    "(two models on one item; responder and model '*')"),
     _f("condition", STR, "clip, no_clip or silenced ('*' for condition pairs)"),
     _f("a", STR, "first of the pair"),
     _f("b", STR, "second of the pair"),
+    _f("format", STR, "answer format of a model pair's items ('*' for format and condition pairs)"),
     _f("clip_key", STR, "the clip the partial sums belong to"),
     _f("n_pairs", INT, "pairs counted"),
     _f("both", INT, "pairs right in both"),

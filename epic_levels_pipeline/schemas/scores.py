@@ -31,16 +31,18 @@ OVER_MARKING = pa.schema([
 PAIRED_COMPARISONS = pa.schema([
     *RESPONDER,
     _f("level", STR, "L1-L4, from the subtype's evidence scope"),
-    _f("kind", STR, "kind of row"),
-    _f("condition", STR, "clip, no_clip or silenced"),
-    _f("a", STR, "first side of the pair"),
-    _f("b", STR, "second side of the pair"),
+    _f("kind", STR, "format (two formats of one question), condition (clip against no_clip or silenced on one "
+                    "item) or model (two models on one item; responder and model '*')"),
+    _f("condition", STR, "clip, no_clip or silenced ('*' for condition pairs)"),
+    _f("a", STR, "first side of the pair: a format, a condition, or a model's NAME (external/NAME for imported "
+                 "replies)"),
+    _f("b", STR, "second side of the pair (sorted after a for format and model pairs)"),
     _f("n_pairs", INT, "count of pairs"),
     _f("both", INT, "pairs both sides answered correctly"),
     _f("only_a", INT, "pairs only a answered correctly"),
     _f("only_b", INT, "pairs only b answered correctly"),
     _f("neither", INT, "pairs neither side answered correctly"),
-    _f("mcnemar_p", FLOAT, "precision of mcnemar"),
+    _f("mcnemar_p", FLOAT, "two-sided McNemar p clustered by clip (an exact sign-flip test over clips)"),
     _f("diff", FLOAT, "accuracy of a minus accuracy of b"),
     _f("diff_ci_low", FLOAT, "lower 95 % bound of diff"),
     _f("diff_ci_high", FLOAT, "upper 95 % bound of diff"),
@@ -49,6 +51,8 @@ PAIRED_COMPARISONS = pa.schema([
     _f("chance_corrected_a", FLOAT, "chance-corrected accuracy a"),
     _f("chance_corrected_b", FLOAT, "chance-corrected accuracy b"),
     _f("mcnemar_p_unclustered", FLOAT, "McNemar p without clustering by clip"),
+    _f("format", STR, "answer format of the paired items of a model pair ('*' for all formats, and for format and "
+                      "condition pairs)"),
 ])
 
 SCORES = pa.schema([

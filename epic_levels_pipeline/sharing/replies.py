@@ -17,9 +17,9 @@ import pandas as pd
 from ..records import records
 from ..responses.conditions import conditions_for, items_by_condition
 from ..responses.runner import RESPONSE_COLUMNS
+from ..schemas.fields import EXTERNAL
 from ..storage.parquet import read_parquet, write_parquet
 
-EXTERNAL = "external"  # the responder and provider of imported replies
 FIELDS = ("item_id", "condition", "reply")
 STORE_COLUMNS = ["item_id", "clip_key", "condition", "reply", "source", "source_sha256", "line"]
 MODEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

@@ -56,7 +56,7 @@ def test_paired_p_is_clustered_by_clip():
         rows.append(verdict(f"q{i}", "multiple_choice", "clip", True, f"c{i % 3}"))
         rows.append(verdict(f"q{i}", "yes_no", "clip", False, f"c{i % 3}", chance=0.5))
     p = paired_comparisons(pd.DataFrame(rows), n_boot=100)
-    assert list(p.columns) == PAIR_COLUMNS and PAIR_COLUMNS[-1] == "mcnemar_p_unclustered"
+    assert list(p.columns) == PAIR_COLUMNS and PAIR_COLUMNS[20:] == ["mcnemar_p_unclustered", "format"]  # added at the end
     fmt = p[(p["kind"] == "format") & (p["level"] == "*")].iloc[0]
     assert fmt["mcnemar_p_unclustered"] == mcnemar_exact(12, 0) == pytest.approx(2 ** -11)
     assert fmt["mcnemar_p"] == pytest.approx(2 ** -2)  # three clips leaning one way: 2 of 8 sign patterns

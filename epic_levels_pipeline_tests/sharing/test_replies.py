@@ -93,3 +93,32 @@ def test_bad_lines_named_and_nothing_written(project, tmp_path, capsys):
         assert f"{path}:{n}: " in err and word in err.split(f"{path}:{n}: ")[1].splitlines()[0]
     assert f"{path}:1:" not in err and "nothing imported" in err
     assert "bad" not in stored_models(paths.data)
+
+
+def test_two_imported_models_are_compared_on_the_same_items(project, offline_bank, tmp_path):
+    """Two replies files imported under two NAMEs (perfect, shuffled) are two models of responder external: each
+    clip's pair_partials hold the pair, and paired_comparisons (from the partials, as from every verdict) compares
+    them item by item (kind model), as external/NAME, per level x condition x format."""
+    from epic_levels_pipeline.scoring.metrics import partials as P
+    from epic_levels_pipeline.scoring.metrics.tables import paired_comparisons
+
+    paths, out = project
+    lines = perfect_lines(out)
+    assert main(["import-replies", str(write_jsonl(tmp_path / "p.jsonl", lines)), "--model", "perfect"]) == 0
+    assert main(["import-replies", str(write_jsonl(tmp_path / "s.jsonl", shuffled(lines, offline_bank["items"]))),
+                 "--model", "shuffled"]) == 0
+    stored, items = stored_models(paths.data), offline_bank["items"]
+    clips = sorted(items["clip_key"].unique())[:4]
+    v = pd.concat([verdicts(external_responses(k, items[items["clip_key"] == k], stored), items[items["clip_key"] == k])
+                   for k in clips], ignore_index=True)
+    table = P.paired_from_partials(P.combine("pair_partials", *[P.pair_partials(v[v["clip_key"] == k]) for k in clips]),
+                                   n_boot=100)
+    reference = paired_comparisons(v, n_boot=100)
+    pd.testing.assert_frame_equal(table, reference, check_dtype=False, rtol=0, atol=1e-12)
+    models = table[table["kind"] == "model"].set_index(["level", "condition", "format"])
+    assert set(zip(models["a"], models["b"])) == {("external/perfect", "external/shuffled")}
+    for condition in ("clip", "no_clip"):
+        top = models.loc[("*", condition, "*")]
+        assert top["accuracy_a"] == 1.0 and top["only_b"] == 0 and top["diff"] > 0.5
+        assert top["diff_ci_low"] > 0 and top["mcnemar_p"] == 2.0 ** (1 - len(clips))  # every clip leans to A
+    assert set(models.index.get_level_values("format")) >= {"*", "yes_no", "multiple_choice", "open"}

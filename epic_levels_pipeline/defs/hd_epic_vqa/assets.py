@@ -169,9 +169,9 @@ def hd_epic_vqa_verdicts(context: dg.AssetExecutionContext, project: ProjectReso
     ins={"hd_epic_vqa_verdicts": clip_in()},
     outs={"hd_epic_vqa_score_partials": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
                                                     description="A video's score_partials (what scores combines)."),
-          "hd_epic_vqa_pair_partials": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1",
+          "hd_epic_vqa_pair_partials": dg.AssetOut(kinds={"pandas", "parquet"}, code_version="2",
                                                    description="A video's pair_partials (formats of one question, "
-                                                               "clip against no_clip).")},
+                                                               "clip against no_clip, models on one item).")},
 )
 def hd_epic_vqa_partials(context: dg.AssetExecutionContext, hd_epic_vqa_verdicts: dict[str, pd.DataFrame]):
     made = {"hd_epic_vqa_score_partials": clip_partial.score_partials,

@@ -24,7 +24,8 @@ PARTIAL_DESCRIPTIONS = {
                       "over-marking counts per responder/model × dataset × level × subtype × strategy × format × "
                       "condition × item chance (what scores, over_marking and the shortcut audit's gaps combine).",
     "pair_partials": "Per clip: the paired counts (both, only A, only B, neither) and chance sums of every format "
-                     "pair and condition pair, per responder/model × level (what paired_comparisons combines).",
+                     "pair and condition pair, per responder/model × level, and of every pair of models on the same "
+                     "items per level × condition × format (what paired_comparisons combines).",
     "prior_partials": "Per clip: items per subtype × strategy × format × text-only prior × chance × expected prior "
                       "credit (what the shortcut audit's prior rows combine).",
     "presence_partials": "Per clip: questions and presence-oracle sums per subtype × strategy.",
@@ -33,6 +34,8 @@ PARTIAL_DESCRIPTIONS = {
     "judge_vote_partials": "Per clip: every judge's answer about each reply the rules could not decide (one row per "
                            "reply x judge), for the agreement between judges and the judge-swap sensitivity.",
 }
+
+PARTIAL_CODE_VERSIONS = {"pair_partials": "2"}  # the partial tables whose logic changed since their first version
 
 
 @dg.asset(
@@ -67,8 +70,9 @@ def verdicts(context: dg.AssetExecutionContext, project: ProjectResource, evalua
 @dg.multi_asset(
     partitions_def=clip_partitions, group_name="scoring", can_subset=False, backfill_policy=CLIP_BACKFILL,
     ins={"verdicts": clip_in(), "questions": clip_in(), "items": clip_in()},
-    outs={name: dg.AssetOut(kinds={"pandas", "parquet"}, code_version="1", automation_condition=PER_CLIP,
-                            description=PARTIAL_DESCRIPTIONS[name]) for name in CLIP_PARTIALS},
+    outs={name: dg.AssetOut(kinds={"pandas", "parquet"}, code_version=PARTIAL_CODE_VERSIONS.get(name, "1"),
+                            automation_condition=PER_CLIP, description=PARTIAL_DESCRIPTIONS[name])
+          for name in CLIP_PARTIALS},
 )
 def clip_partials(context: dg.AssetExecutionContext, project: ProjectResource, verdicts: dict[str, pd.DataFrame],
                   questions: dict[str, pd.DataFrame], items: dict[str, pd.DataFrame]):
@@ -116,17 +120,21 @@ def scores(project: ProjectResource, score_partials: pd.DataFrame, hd_epic_vqa_s
 
 
 @dg.asset(
-    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="2", automation_condition=CROSS_CLIP,
+    group_name="scoring", kinds={"pandas", "duckdb"}, code_version="3", automation_condition=CROSS_CLIP,
     ins={"pair_partials": dg.AssetIn(partition_mapping=ALL_CLIPS)},
     description="Paired comparisons on the same base questions: every pair of formats, clip vs no_clip and clip vs "
-                "silenced; both/only-A/only-B counts, clip-clustered McNemar p (and the unclustered one), "
-                "difference with a clip-clustered interval.",
+                "silenced, and every pair of models on the same items (kind model, per level × condition × format); "
+                "both/only-A/only-B counts, clip-clustered McNemar p (and the unclustered one), difference with a "
+                "clip-clustered interval.",
 )
 def paired_comparisons(project: ProjectResource, pair_partials: pd.DataFrame) -> dg.Output[pd.DataFrame]:
     frame = clip_partial.paired_from_partials(pair_partials, seed=project.seed)
     cond = frame[(frame["kind"] == "condition") & (frame["level"] == "*")]
+    models = frame[(frame["kind"] == "model") & (frame["level"] == "*") & (frame["format"] == "*")]
+    shown = ["condition", "a", "b", "n_pairs", "diff", "diff_ci_low", "diff_ci_high", "mcnemar_p"]
     return dg.Output(frame, metadata={**table_metadata(frame),
-                                      "conditions": dg.MetadataValue.md(markdown_table(cond.round(3), 40))})
+                                      "conditions": dg.MetadataValue.md(markdown_table(cond.round(3), 40)),
+                                      "models": dg.MetadataValue.md(markdown_table(models[shown].round(3), 40))})
 
 
 @dg.asset(

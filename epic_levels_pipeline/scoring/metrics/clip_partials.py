@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 
 from ...bank.subtypes import is_primary
-from .tables import COUNTED, PRIOR_FORMATS, PRIOR_KEYS, PRIORS, _counted, prior_credit
+from .tables import COUNTED, MODEL_PAIR, PRIOR_FORMATS, PRIOR_KEYS, PRIORS, _counted, model_labels, prior_credit
 
 SCORE_KEYS = ["responder", "model", "dataset", "level", "subtype", "distractor_strategy", "format", "condition"]
 SCORE_COUNTS = ["n", "correct", "n_undecided", "correct_undecided", "n_unparsed", "n_skipped", "n_error", "n_judge",
                 "n_rule_wrong_4b", "n_over_marked_4b", "n_self_judged", "n_judge_failed"]
-PAIR_KEYS = ["responder", "model", "level", "kind", "condition", "a", "b"]
+PAIR_KEYS = ["responder", "model", "level", "kind", "condition", "a", "b", "format"]
 PAIR_COUNTS = ["n_pairs", "both", "only_a", "only_b", "neither", "chance_a_sum", "chance_b_sum"]
 PRESENCE_KEYS = ["dataset", "subtype", "level", "distractor_strategy"]
 JUDGE_SAMPLE_COLUMNS = ["responder", "model", "item_id", "condition", "format", "base_format", "scored_by", "reply",
@@ -81,7 +81,8 @@ def _pair_sums(merged: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 def pair_partials(verdicts: pd.DataFrame) -> pd.DataFrame:
     """The pairs :func:`.tables.paired_comparisons` makes (formats of one base question within a condition;
-    clip vs no_clip / silenced on one item), counted per level and clip. Level ``'*'`` is their sum."""
+    clip vs no_clip / silenced on one item; two models on one item within a condition, per format), counted
+    per level and clip. The ``'*'`` roll-ups of level (and, for model pairs, of format) are made when combined."""
     c = _counted(verdicts[_primary(verdicts)]) if len(verdicts) else _counted(verdicts)
     if not len(c):
         return _empty("pair_partials")
@@ -94,15 +95,26 @@ def pair_partials(verdicts: pd.DataFrame) -> pd.DataFrame:
     fm = c.merge(c, on=who + ["condition", "question_id"], suffixes=("_a", "_b"))
     fm = fm[fm["format_a"] < fm["format_b"]]
     if len(fm):
-        fm = fm.rename(columns={"format_a": "a", "format_b": "b", "clip_key_a": "clip_key"}).assign(kind="format")
+        fm = fm.rename(columns={"format_a": "a", "format_b": "b", "clip_key_a": "clip_key"}).assign(kind="format",
+                                                                                                    format="*")
         parts.append(_pair_sums(fm, PAIR_KEYS))
     # clip against no_clip and against silenced, on one item
     clip = c[c["condition"] == "clip"]
     for other in ("no_clip", "silenced"):
         cm = clip.merge(c[c["condition"] == other], on=who + ["item_id"], suffixes=("_a", "_b"))
         if len(cm):
-            cm = cm.rename(columns={"clip_key_a": "clip_key"}).assign(kind="condition", condition="*", a="clip", b=other)
+            cm = cm.rename(columns={"clip_key_a": "clip_key"}).assign(kind="condition", condition="*", a="clip", b=other,
+                                                                      format="*")
             parts.append(_pair_sums(cm, PAIR_KEYS))
+    # two models on one item, within a condition (sides in sorted order of their names; no offline responder)
+    who = model_labels(c["responder"], c["model"])
+    models = c[pd.notna(who)].assign(who=who[pd.notna(who)])
+    if len(models):
+        mm = models.merge(models, on=["level", "condition", "item_id"], suffixes=("_a", "_b"))
+        mm = mm[mm["who_a"] < mm["who_b"]]
+        if len(mm):
+            mm = mm.rename(columns={"who_a": "a", "who_b": "b", "format_a": "format", "clip_key_a": "clip_key"})
+            parts.append(_pair_sums(mm.assign(kind="model", responder=MODEL_PAIR, model=MODEL_PAIR), PAIR_KEYS))
     if not parts:
         return _empty("pair_partials")
     out = pd.concat(parts, ignore_index=True)

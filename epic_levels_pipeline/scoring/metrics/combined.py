@@ -11,7 +11,7 @@ import pandas as pd
 from .clip_partials import PAIR_COUNTS, PAIR_KEYS, PRESENCE_KEYS, SCORE_COUNTS, _empty, _primary
 from .rollups import score_groups
 from .stats import chance_corrected, mcnemar_clustered, mcnemar_exact
-from .tables import PAIR_COLUMNS, PRIOR_COLUMNS, PRIOR_KEYS, PRIORS, SCORE_COLUMNS, shortcut_audit_from_accuracy
+from .tables import PAIR_COLUMNS, PAIR_KINDS, PRIOR_COLUMNS, PRIOR_KEYS, PRIORS, SCORE_COLUMNS, shortcut_audit_from_accuracy
 from .tallies import cluster_intervals, codes, combined_key, group_ids, sorted_runs, tally_intervals
 
 
@@ -46,34 +46,47 @@ def scores_from_partials(partials: pd.DataFrame, *, n_boot: int = 1000, seed: in
 def paired_from_partials(partials: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """:func:`.tables.paired_comparisons` from ``pair_partials``: the same rows, order and columns.
 
-    Its order: level ``'*'`` first, then each level; responder, model; format pairs by condition, then the
-    conditions. Key columns are factorized once; the groups' per-clip sums come from one sort."""
+    Its order: level ``'*'`` first, then each level; responder, model (model pairs, ``'*'``, first); format
+    pairs by condition, then the conditions, then model pairs by condition, sides and format (``'*'`` first).
+    Key columns are factorized once; each partial row is counted in its own group, its level's ``'*'`` and,
+    for a row of one format (model pairs), the format's ``'*'``; the groups' per-clip sums come from one sort.
+    Partials written before the ``format`` column existed count as format ``'*'``."""
     if not len(partials):
         return pd.DataFrame(columns=PAIR_COLUMNS)
-    found = {k: codes(partials[k]) for k in PAIR_KEYS}
+    fmt = (partials["format"].astype(object).where(partials["format"].notna(), "*") if "format" in partials
+           else pd.Series("*", index=partials.index, dtype=object)).astype(str).to_numpy()
+    found = {k: codes(partials[k]) for k in PAIR_KEYS if k != "format"}
+    fmt_code, formats = codes(np.append(fmt, "*"))
+    star, fmt_code = fmt_code[-1], fmt_code[:-1]
     clip, clips = codes(partials["clip_key"].astype(str))
     n_rows = len(partials)
-    kind_rank = (found["kind"][1] != "format")[found["kind"][0]].astype(np.int64)
-    twice = lambda a: np.concatenate([a, a])  # noqa: E731 -- level '*' (every row), then each level
-    level = found["level"][0]
-    order = [np.repeat([0, 1], n_rows), np.concatenate([np.zeros(n_rows, dtype=np.int64), level + 1]),
-             twice(found["responder"][0]), twice(found["model"][0]), twice(kind_rank), twice(found["condition"][0]),
-             twice(found["a"][0]), twice(found["b"][0])]
-    sizes = [2, len(found["level"][1]) + 1] + [len(found[k][1]) for k in ("responder", "model")] + [2] + \
-        [len(found[k][1]) for k in ("condition", "a", "b")]
+    kind_rank = np.array([PAIR_KINDS.index(k) if k in PAIR_KINDS else len(PAIR_KINDS) for k in found["kind"][1]],
+                         dtype=np.int64)[found["kind"][0]]
+    # every row in its level and in level '*'; a row of one format also in format '*' (both levels)
+    each, split = np.arange(n_rows), np.flatnonzero(fmt_code != star)
+    src = np.concatenate([each, each, split, split])
+    all_levels = np.repeat(np.array([True, False, True, False]), [n_rows, n_rows, len(split), len(split)])
+    all_formats = np.repeat(np.array([False, False, True, True]), [n_rows, n_rows, len(split), len(split)])
+    level = np.where(all_levels, 0, found["level"][0][src] + 1)
+    fmt_of = np.where(all_formats, star, fmt_code[src])
+    order = [level, found["responder"][0][src], found["model"][0][src], kind_rank[src], found["condition"][0][src],
+             found["a"][0][src], found["b"][0][src], fmt_of]
+    sizes = [len(found["level"][1]) + 1] + [len(found[k][1]) for k in ("responder", "model")] + [len(PAIR_KINDS) + 1] + \
+        [len(found[k][1]) for k in ("condition", "a", "b")] + [len(formats)]
     gid, _, n_candidates = group_ids(order, sizes)
-    rows, starts = sorted_runs(combined_key([gid, twice(clip)], [n_candidates, len(clips)])[0])
-    sums = {c: np.add.reduceat(twice(partials[c].to_numpy(dtype=np.int64 if c in PAIR_COUNTS[:5] else float))[rows],
+    rows, starts = sorted_runs(combined_key([gid, clip[src]], [n_candidates, len(clips)])[0])
+    sums = {c: np.add.reduceat(partials[c].to_numpy(dtype=np.int64 if c in PAIR_COUNTS[:5] else float)[src][rows],
                                starts) for c in PAIR_COUNTS}
     keep = sums["n_pairs"] > 0
     sums = {c: v[keep] for c, v in sums.items()}
-    first = rows[starts][keep]  # a row (of the doubled rows) of each group x clip
+    first = rows[starts][keep]  # an expanded row of each group x clip
     kept, group = np.unique(gid[first], return_inverse=True)
     group, n_groups = group.reshape(-1), len(kept)
     bounds = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
     head = first[bounds]
-    out = pd.DataFrame({k: found[k][1].take(twice(found[k][0])[head]) for k in PAIR_KEYS})
-    out.loc[head < n_rows, "level"] = "*"
+    out = pd.DataFrame({k: found[k][1].take(found[k][0][src[head]]) for k in PAIR_KEYS if k != "format"})
+    out.loc[all_levels[head], "level"] = "*"
+    out["format"] = formats.take(fmt_of[head])
     totals = {c: np.add.reduceat(v, bounds) for c, v in sums.items()}
     for c in PAIR_COUNTS[:5]:
         out[c] = totals[c]

@@ -1,6 +1,6 @@
-"""Scored tables from verdicts: scores (with ``'*'`` roll-ups and the strict accuracy), paired comparisons, 4b
-over-marking, shortcut audit. ``rule``, ``judge`` and ``unparsed`` verdicts count; the rest are counted apart
-(docs/design/scoring.md)."""
+"""Scored tables from verdicts: scores (with ``'*'`` roll-ups and the strict accuracy), paired comparisons (formats,
+conditions and models), 4b over-marking, shortcut audit. ``rule``, ``judge`` and ``unparsed`` verdicts count; the
+rest are counted apart (docs/design/scoring.md)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import pandas as pd
 from .stats import chance_corrected, paired_summary, score_intervals
 from ...bank.options import prior_pick
 from ...bank.subtypes import is_primary
+from ...responses.offline import OFFLINE_MODEL
+from ...schemas.fields import EXTERNAL
 
 COUNTED = ("rule", "judge", "unparsed")
 ROLLUP = ("dataset", "level", "subtype", "format")
@@ -21,7 +23,22 @@ SCORE_COLUMNS = ["responder", "model", "dataset", "level", "subtype", "distracto
                  "n_self_judged", "n_judge_failed"]
 PAIR_COLUMNS = ["responder", "model", "level", "kind", "condition", "a", "b", "n_pairs", "both", "only_a", "only_b",
                 "neither", "mcnemar_p", "diff", "diff_ci_low", "diff_ci_high", "accuracy_a", "accuracy_b",
-                "chance_corrected_a", "chance_corrected_b", "mcnemar_p_unclustered"]
+                "chance_corrected_a", "chance_corrected_b", "mcnemar_p_unclustered", "format"]
+MODEL_PAIR = "*"  # the responder and model of a model pair's row (its sides are named in a and b)
+PAIR_KINDS = ("format", "condition", "model")  # the kinds of paired comparison, in the table's order
+
+
+def model_labels(responder, model) -> np.ndarray:
+    """Each row's model as a side of a model pair: its configured NAME (``model``); replies imported as
+    ``external`` are ``external/NAME``, so an import named like a configured model stays apart from it (an
+    import's NAME has no ``/``, and no provider is called ``external``). ``None`` for the offline reference
+    responders (model ``offline``), which are compared with no model."""
+    model = pd.Series(model).astype(str).to_numpy(dtype=object)
+    labels = model.copy()
+    imported = pd.Series(responder).astype(str).to_numpy() == EXTERNAL
+    labels[imported] = f"{EXTERNAL}/" + model[imported]
+    labels[model == OFFLINE_MODEL] = None
+    return labels
 
 
 def primary_mask(v: pd.DataFrame) -> np.ndarray:
@@ -99,15 +116,43 @@ def _pair_row(base: dict, a_name: str, b_name: str, merged: pd.DataFrame, n_boot
             "chance_corrected_b": chance_corrected(summary["accuracy_b"], ch_b)}
 
 
+def _model_pair_rows(base: dict, models: pd.DataFrame, n_boot: int, seed: int) -> list[dict]:
+    """Every pair of models (sides in sorted order) on the items both answered under one condition: all formats
+    (``'*'``), then each format."""
+    rows = []
+    for condition, gc in models.groupby("condition"):
+        wide = {who: x.set_index("item_id")[["ok", "chance", "clip_key", "format"]] for who, x in gc.groupby("who")}
+        for wa, wb in itertools.combinations(sorted(wide), 2):
+            merged = wide[wa].join(wide[wb], lsuffix="_a", rsuffix="_b", how="inner")
+            if not len(merged):
+                continue
+            merged = merged.rename(columns={"clip_key_a": "clip_key"})
+            at = {**base, "kind": "model", "condition": condition}
+            rows.append(_pair_row({**at, "format": "*"}, wa, wb, merged, n_boot, seed))
+            for fmt, one in merged.groupby("format_a", sort=True):
+                rows.append(_pair_row({**at, "format": fmt}, wa, wb, one, n_boot, seed))
+    return rows
+
+
 def paired_comparisons(verdicts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     c = _counted(verdicts[primary_mask(verdicts)]) if len(verdicts) else _counted(verdicts)
     rows: list[dict] = []
     if not len(c):
         return pd.DataFrame(columns=PAIR_COLUMNS)
+    c["who"] = model_labels(c["responder"], c["model"])
     for level_value in ["*"] + sorted(c["level"].unique()):
         scope = c if level_value == "*" else c[c["level"] == level_value]
-        for (responder, model), g in scope.groupby(["responder", "model"]):
+        groups = dict(list(scope.groupby(["responder", "model"])))
+        models = scope[scope["who"].notna()]
+        if len(models):
+            groups[(MODEL_PAIR, MODEL_PAIR)] = models
+        for responder, model in sorted(groups):
+            g = groups[(responder, model)]
             base = {"responder": responder, "model": model, "level": level_value}
+            if (responder, model) == (MODEL_PAIR, MODEL_PAIR):
+                rows += _model_pair_rows(base, g, n_boot, seed)
+                continue
+            base["format"] = "*"
             # formats on the same base question, within a condition
             for condition, gc in g.groupby("condition"):
                 wide = {f: x.set_index("question_id")[["ok", "chance", "clip_key"]] for f, x in gc.groupby("format")}
