@@ -38,3 +38,31 @@ def test_the_printed_leaderboard_names_each_model(capsys):
     header = next(i for i, line in enumerate(lines) if line.startswith("responder"))
     assert lines[header].split() == ["responder", "model", "all", "n", "L1", "L2", "no_clip"]
     assert lines[header + 2].split()[:3] == ["external", "model-b", "0.600"]
+
+
+def _paired() -> pd.DataFrame:
+    rows = []
+    for condition in ("clip", "no_clip"):
+        for level in ("L1", "*"):
+            for fmt in ("yes_no", "*"):
+                rows.append({"responder": "*", "model": "*", "kind": "model", "condition": condition, "level": level,
+                             "format": fmt, "a": "external/model-a", "b": "model-b", "n_pairs": 17, "both": 5,
+                             "only_a": 2, "only_b": 6, "neither": 4, "diff": -4 / 17, "diff_ci_low": -0.45,
+                             "diff_ci_high": 0.05, "mcnemar_p": 0.3125, "accuracy_a": 7 / 17, "accuracy_b": 11 / 17})
+    rows.append({**rows[0], "kind": "format", "responder": "external", "model": "model-b", "a": "multiple_choice",
+                 "b": "yes_no"})
+    return pd.DataFrame(rows)
+
+
+def test_one_line_per_pair_of_models_under_the_leaderboard(capsys):
+    print_leaderboard(_scores(), _paired())
+    lines = capsys.readouterr().out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("A "))
+    assert lines[header].split() == ["A", "B", "diff", "95", "%", "interval", "p", "n"]
+    assert lines[header + 1].split() == ["external/model-a", "model-b", "-0.235", "[-0.450,", "+0.050]", "0.312", "17"]
+    assert len(lines) == header + 2  # the clip condition, all levels and formats: one line for the one pair
+
+
+def test_no_model_pairs_print_no_comparison(capsys):
+    print_leaderboard(_scores(), _paired().iloc[-1:])
+    assert "Models compared" not in capsys.readouterr().out

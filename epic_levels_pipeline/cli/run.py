@@ -177,7 +177,8 @@ def print_summary(paths: Paths, run_ids: list[str] | None = None) -> None:
     except Exception:
         pass
     try:
-        print_leaderboard(query(paths.warehouse, "SELECT * FROM scores"))
+        print_leaderboard(query(paths.warehouse, "SELECT * FROM scores"),
+                          _table_or_none(query, paths.warehouse, "paired_comparisons"))
     except Exception as exc:
         print(f"(no scores table yet: {exc})")
     try:
@@ -199,9 +200,19 @@ def print_summary(paths: Paths, run_ids: list[str] | None = None) -> None:
     print("  your own model      docs/models.md; the documentation starts at docs/getting-started.md")
 
 
-def print_leaderboard(scores) -> None:
-    """The leaderboard (:func:`.reporting.sections.compact_leaderboard`) as the run's last table."""
-    from ..reporting.sections import compact_leaderboard
+def _table_or_none(query, warehouse, name: str):
+    try:
+        return query(warehouse, f"SELECT * FROM {name}")
+    except Exception:  # the table may not exist yet
+        return None
+
+
+def print_leaderboard(scores, paired=None) -> None:
+    """The leaderboard (:func:`.reporting.sections.compact_leaderboard`) as the run's last table, and below it one
+    line per pair of models that answered the same items (``paired``: ``paired_comparisons``) under the clip
+    condition."""
+    from ..reporting.document import fmt_p
+    from ..reporting.sections import compact_leaderboard, model_pairs
 
     board = compact_leaderboard(scores)
     if not len(board):
@@ -212,6 +223,19 @@ def print_leaderboard(scores) -> None:
           "datasets and formats pooled\n(0 = guessing, 1 = perfect; `n` items over all levels; `no_clip`: the same "
           "items without the clip; intervals and every format in the report):")
     print(text_table(shown, left=2))
+    pairs = model_pairs(paired)
+    pairs = pairs[pairs["condition"] == "clip"]
+    if len(pairs):
+        number = lambda v: "—" if v != v else f"{float(v):+.3f}"  # noqa: E731
+        print("\nModels compared on the same items (table `paired_comparisons`, kind model; clip, all levels and "
+              "formats):\ndiff = accuracy of A − accuracy of B, its 95 % interval (resampled by clip), McNemar p "
+              "(clip-clustered), n pairs:")
+        shown = pairs.assign(A=pairs["a"], B=pairs["b"], diff=pairs["diff"].map(number),
+                             interval=[f"[{number(lo)}, {number(hi)}]" for lo, hi in
+                                       zip(pairs["diff_ci_low"], pairs["diff_ci_high"])],
+                             p=pairs["mcnemar_p"].map(fmt_p), n=pairs["n_pairs"].astype(int))
+        print(text_table(shown[["A", "B", "diff", "interval", "p", "n"]].rename(columns={"interval": "95 % interval"}),
+                         left=2))
 
 
 def _numbers(frame, skip: int = 0, whole: tuple[str, ...] = ()):

@@ -7,12 +7,13 @@ other file, script or network); ``report_from_warehouse`` does both for a projec
 
 Contents, in order: a first line saying who was scored on what; the leaderboard (every model and offline
 reference × level, all formats pooled, chance-corrected with its clip-clustered interval, under ``clip`` best
-first, then ``no_clip`` and ``silenced``: tables and one figure); how to read the tables; the main table
+first, then ``no_clip`` and ``silenced``: tables and one figure; then each pair of models on the same items: the
+difference with its interval, McNemar p and n per level); how to read the tables; the main table
 (chance-corrected accuracy by level × format, one table per responder/model, rows condition × level, each cell the
 value with its 95 % interval and n below it, faded under ten items); plots (a)
 chance-corrected accuracy by level and format under ``clip`` and (b) clip vs no_clip vs silenced per format;
-paired comparisons (conditions, then format pairs); the shortcut audit (presence oracle vs chance, blind and
-silenced gaps); 4b over-marking next to Liu et al. 2025's 63–86 %; how verdicts were decided (rule, judge,
+paired comparisons (conditions, format pairs, then model pairs per condition × format); the shortcut audit
+(presence oracle vs chance, blind and silenced gaps); 4b over-marking next to Liu et al. 2025's 63–86 %; how verdicts were decided (rule, judge,
 unparsed, undecided, skipped, error); the judge audit; the caption track (``caption_scores`` main metrics per
 responder × condition, and a timeline figure per sample clip, one per dataset); HD-EPIC's VQA benchmark by its
 authors' protocol (``vqa_official_scores`` in the published table's layout, with their published rows), when given.
@@ -76,7 +77,7 @@ def build_report(scores, paired, over_marking, shortcut_audit, verdicts=None, ju
     if not any(len(x) for x in (scores, paired, over_marking, shortcut_audit, verdicts_frame)):
         doc.empty("Every table is empty or missing: run the pipeline first (no results to report).")
 
-    _leaderboard_section(doc, table)
+    _leaderboard_section(doc, table, paired)
     doc.heading(2, SECTION_HOW_TO_READ)
     doc.notes([
         "Chance-corrected accuracy = `(acc − chance)/(1 − chance)`: 0 at chance, 1 at perfect, negative below "

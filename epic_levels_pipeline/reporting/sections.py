@@ -124,13 +124,66 @@ def compact_leaderboard(scores: pd.DataFrame | None, condition: str = "clip", ba
                            na_position="last").reset_index(drop=True)
 
 
-def _leaderboard_section(doc: Document, table: pd.DataFrame) -> None:
+MODEL_PAIR_COLUMNS = ["a", "b", "condition", "level", "format", "n_pairs", "diff", "diff_ci_low", "diff_ci_high",
+                      "mcnemar_p", "accuracy_a", "accuracy_b"]
+
+
+def model_pairs(paired: pd.DataFrame | None, level: str | None = "*", fmt_name: str | None = "*") -> pd.DataFrame:
+    """The models compared with each other (``paired_comparisons`` rows of kind ``model``) at ``level`` and
+    format ``fmt_name`` (``'*'`` = pooled; None = every one), ordered by condition (clip first), pair, level and
+    format (``'*'`` last); every column of ``paired`` (``format`` ``'*'`` where the table has none)."""
+    p = _frame(paired)
+    if not _has(p, set(MODEL_PAIR_COLUMNS) - {"format"} | {"kind"}):
+        return pd.DataFrame(columns=MODEL_PAIR_COLUMNS)
+    p = p[p["kind"] == "model"]
+    if "format" not in p.columns:
+        p = p.assign(format="*")
+    if level is not None:
+        p = p[p["level"] == level]
+    if fmt_name is not None:
+        p = p[p["format"] == fmt_name]
+    rank = {c: i for i, c in enumerate(CONDITION_ORDER)}
+    fmt_rank = {f: i for i, f in enumerate(FORMAT_ORDER)}
+    p = p.assign(_c=p["condition"].map(lambda c: rank.get(c, len(rank))), _l=p["level"] == "*",
+                 _f=p["format"].map(lambda f: len(fmt_rank) + 1 if f == "*" else fmt_rank.get(f, len(fmt_rank))))
+    p = p.sort_values(["_c", "condition", "a", "b", "_l", "level", "_f", "format"], kind="stable")
+    return p.drop(columns=["_c", "_l", "_f"]).reset_index(drop=True)
+
+
+def _pair_cell(r):
+    """A model pair's cell: diff (A − B), its interval, n pairs and the clip-clustered McNemar p."""
+    return interval_cell(r["diff"], r["diff_ci_low"], r["diff_ci_high"], r["n_pairs"],
+                         extra=(f"p={fmt_p(r['mcnemar_p'])}",))
+
+
+def _model_pairs_table(doc: Document, paired: pd.DataFrame | None) -> None:
+    """Under the leaderboard: each pair of models per condition, a column per level (all formats pooled)."""
+    pairs = model_pairs(paired, level=None)
+    if not len(pairs):
+        return
+    levels = _ordered(pairs["level"], ())
+    rows = []
+    for (condition, a, b), g in pairs.groupby(["condition", "a", "b"], sort=False):
+        at = g.set_index("level")
+        cells = {"A vs B": f"{a} vs {b}", "condition": condition}
+        for level in levels:
+            cells[_level_name(level)] = _pair_cell(at.loc[level]) if level in at.index else DASH
+        rows.append(cells)
+    doc.para("Models compared on the same items (all formats): each cell is `diff` = accuracy of A − accuracy of B "
+             "on the items both answered, its 95 % interval (resampled by clip), n pairs and the clip-clustered "
+             "McNemar p; per format under Paired comparisons:")
+    doc.table(pd.DataFrame(rows), text_columns=2)
+
+
+def _leaderboard_section(doc: Document, table: pd.DataFrame, paired: pd.DataFrame | None = None) -> None:
     doc.heading(2, SECTION_LEADERBOARD)
     doc.notes(["Chance-corrected accuracy over all formats, its 95 % bootstrap interval (resampled by clip) and n "
                "(decided verdicts), per responder / model (the models by their name, the offline references "
                "`oracle`, `chance`, `presence`, `blind` as `offline`) × level, under each condition.",
                "The figure shows the same values, one panel per condition; whiskers are the intervals; bars of "
-               f"fewer than {FEW} items are faded. Per-format detail follows in the main table."])
+               f"fewer than {FEW} items are faded. Per-format detail follows in the main table.",
+               "Where two models answered the same items, a table compares them pair by pair (the offline "
+               "references take no part; replies imported with `import-replies` are `external/NAME`)."])
     board = leaderboard_table(table)
     if not len(board):
         doc.empty("No scores pooled over formats: no leaderboard.")
@@ -168,6 +221,7 @@ def _leaderboard_section(doc: Document, table: pd.DataFrame) -> None:
     png = bar_panels(panels, [_level_name(lv) for lv in levels], series, "chance-corrected accuracy")
     doc.image("leaderboard.png", png, "Leaderboard: chance-corrected accuracy by level per responder/model, "
                                       "under clip, no_clip and silenced")
+    _model_pairs_table(doc, paired)
 
 
 def _plots_section(doc: Document, table: pd.DataFrame) -> None:
@@ -210,7 +264,8 @@ def _plots_section(doc: Document, table: pd.DataFrame) -> None:
 
 # -- paired comparisons ---------------------------------------------------------------------------------
 
-def _pair_rows(frame: pd.DataFrame, with_condition: bool) -> pd.DataFrame:
+def _pair_rows(frame: pd.DataFrame, with_condition: bool, with_format: bool = False) -> pd.DataFrame:
+    """One row per pair: its condition (or level; or condition and format, the pair named above the table)."""
     rows = []
     for r in frame.itertuples(index=False):
         row = {}
@@ -218,8 +273,12 @@ def _pair_rows(frame: pd.DataFrame, with_condition: bool) -> pd.DataFrame:
             row["condition"] = r.condition
         else:
             row["level"] = _level_name(r.level)
+        if with_format:
+            row["format"] = _format_name(r.format)
+        else:
+            row["A vs B"] = f"{r.a} vs {r.b}"
         row.update({
-            "A vs B": f"{r.a} vs {r.b}", "pairs": fmt(r.n_pairs), "both right": fmt(r.both),
+            "pairs": fmt(r.n_pairs), "both right": fmt(r.both),
             "only A": fmt(r.only_a), "only B": fmt(r.only_b), "neither": fmt(r.neither),
             "acc A": fmt(r.accuracy_a), "acc B": fmt(r.accuracy_b),
             "diff A−B [95 %]": interval_cell(r.diff, r.diff_ci_low, r.diff_ci_high),
@@ -232,8 +291,9 @@ def _pair_rows(frame: pd.DataFrame, with_condition: bool) -> pd.DataFrame:
 def _paired_section(doc: Document, paired: pd.DataFrame) -> None:
     doc.heading(2, SECTION_PAIRED)
     doc.notes([
-        "Pairs are the same item under two conditions (clip vs no_clip, clip vs silenced) or the same base "
-        "question in two formats (within one condition); only pairs decided on both sides count.",
+        "Pairs are the same item under two conditions (clip vs no_clip, clip vs silenced), the same base "
+        "question in two formats (within one condition), or the same item answered by two models (within one "
+        "condition); only pairs decided on both sides count.",
         "`diff` = accuracy A − accuracy B on those pairs, with a 95 % bootstrap interval resampled by clip; "
         "`McNemar p (clip-clustered)` is an exact two-sided sign-flip test over clips on the discordant pairs "
         "(only A / only B right): each clip's net lean counts once, so many questions from one clip cannot "
@@ -267,3 +327,11 @@ def _paired_section(doc: Document, paired: pd.DataFrame) -> None:
             doc.table(_pair_rows(g, with_condition=True), text_columns=2)
     else:
         doc.empty("No format pairs pooled over levels.")
+    models = model_pairs(paired, fmt_name=None)
+    doc.heading(3, "Models compared (all levels)")
+    if len(models):
+        for (a, b), g in models.groupby(["a", "b"], sort=False):
+            doc.para(f"A = {a}, B = {b}:")
+            doc.table(_pair_rows(g, with_condition=True, with_format=True), text_columns=2)
+    else:
+        doc.empty("No model pairs (no two models answered the same items).")

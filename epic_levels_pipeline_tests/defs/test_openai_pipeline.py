@@ -117,3 +117,61 @@ def test_vllm_model_runs_the_whole_graph_with_identity_and_no_key_anywhere(proje
     capsys.readouterr()
     assert files_holding(project.root, CANARY.encode()) == []
     assert any(project.root.rglob("*.db")) or any(project.root.rglob("*.sqlite")), "expected Dagster/cache storage"
+
+
+def route_reply(body: dict) -> str:
+    """The in-video route (``use_audio_in_video``) answers B / no where the other routes answer A / yes."""
+    if "response_format" in body:
+        return default_reply(body)
+    answer = scripted_answer(prompt_text(body))
+    if (body.get("mm_processor_kwargs") or {}).get("use_audio_in_video"):
+        return answer.replace("Answer: A", "Answer: B").replace("Answer: yes", "Answer: no")
+    return answer
+
+
+def test_two_routes_of_one_served_model_are_two_models_and_compared(project, monkeypatch, capsys):
+    """Two models-file entries for one served model (audio in the video / beside it): two rows in scores, and a
+    model pair in paired_comparisons (per level x condition x format), under the leaderboard in the report and
+    at the end of run."""
+    make_test_video(project.media / "epic_sounds" / "P09_08.mp4", 80.0)
+    make_test_video(project.media / "epic_sounds" / "P02_133.mp4", 50.0)
+    for var in ("OPENAI_API_KEY", "VLLM_BASE_URL", "EPIC_LEVELS_JUDGE_MODEL", "EPIC_LEVELS_RESPONDERS"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("EPIC_LEVELS_RPM", "100000")
+    with OpenAITestServer(route_reply, models=(MODEL,), strict_models=True) as server:
+        entry = f'provider = "vllm"\nmodel = "{MODEL}"\nendpoint = "{server.base_url}"\n'
+        (project.root / "models.toml").write_text(
+            'evaluate = ["qwen_iv", "qwen_sep"]\n'
+            f'[models.qwen_iv]\n{entry}audio = "in_video"\n[models.qwen_sep]\n{entry}audio = "separate"\n')
+        assert cli.main(["run", "--clips", ",".join(CLIPS), "--responders", "oracle"]) == 0
+        printed = capsys.readouterr().out
+    scores = query(project.warehouse, """
+        SELECT responder, model, condition, n, accuracy, chance_corrected, ci_low, ci_high FROM scores
+        WHERE dataset = '*' AND level = '*' AND subtype = '*' AND format = '*' AND responder = 'vllm'
+        ORDER BY model, condition""")
+    print(scores.round(3).to_string(index=False))
+    assert list(zip(scores["model"], scores["condition"])) == [
+        (m, c) for m in ("qwen_iv", "qwen_sep") for c in ("clip", "no_clip", "silenced")]
+    pairs = query(project.warehouse, """
+        SELECT * FROM paired_comparisons WHERE kind = 'model' ORDER BY condition, level, format""")
+    top = pairs[(pairs["level"] == "*") & (pairs["format"] == "*")]
+    print(top.drop(columns=["kind"]).round(4).to_string(index=False))
+    assert set(zip(pairs["responder"], pairs["model"], pairs["a"], pairs["b"])) == {("*", "*", "qwen_iv", "qwen_sep")}
+    assert list(top["condition"]) == ["clip", "no_clip", "silenced"]
+    by = top.set_index("condition")
+    both = scores.set_index(["model", "condition"])
+    for condition in ("clip", "no_clip", "silenced"):
+        row = by.loc[condition]
+        assert row["n_pairs"] == both.loc[("qwen_iv", condition), "n"] == both.loc[("qwen_sep", condition), "n"]
+        assert row["accuracy_a"] == pytest.approx(both.loc[("qwen_iv", condition), "accuracy"])
+        assert row["accuracy_b"] == pytest.approx(both.loc[("qwen_sep", condition), "accuracy"])
+        assert row["diff"] == pytest.approx(row["accuracy_a"] - row["accuracy_b"])
+        assert row["diff_ci_low"] <= row["diff"] <= row["diff_ci_high"]
+    # text only, the two routes send the same request: the same answers; with the clip they differ
+    assert by.loc["no_clip", "only_a"] == by.loc["no_clip", "only_b"] == 0 and by.loc["no_clip", "mcnemar_p"] == 1.0
+    assert by.loc["clip", "only_a"] + by.loc["clip", "only_b"] > 0
+    assert {"L1", "L2", "*"} <= set(pairs["level"]) and {"yes_no", "multiple_choice", "*"} <= set(pairs["format"])
+    line = next(line for line in printed.splitlines() if line.startswith("qwen_iv "))
+    assert line.split()[:2] == ["qwen_iv", "qwen_sep"] and line.split()[-1] == str(by.loc["clip", "n_pairs"])
+    report = (project.reports / "report.md").read_text()
+    assert "| qwen_iv vs qwen_sep | clip |" in report and "A = qwen_iv, B = qwen_sep:" in report

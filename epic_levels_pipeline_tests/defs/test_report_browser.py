@@ -42,3 +42,45 @@ def test_the_report_fits_a_1400_px_window_and_reads_at_a_glance(offline_graph, t
         driver.save_screenshot(str(tmp_path / "report_1400.png"))
     finally:
         driver.quit()
+
+
+def test_model_pairs_under_the_leaderboard_fit_a_1400_px_window(tmp_path):
+    """Four models (six pairs) over four levels and three conditions: the table of pairs under the leaderboard and
+    the per-format tables of the paired comparisons fit the window, one cell per pair and level."""
+    import random
+
+    import pandas as pd
+
+    from epic_levels_pipeline.reporting.report import write_report
+    from epic_levels_pipeline.scoring.metrics.tables import paired_comparisons, scores
+
+    from ..scoring.test_model_pairs import verdict
+
+    rng = random.Random(4)
+    models = [("vllm", "qwen-omni-7b_audio-in-video"), ("vllm", "qwen-omni-7b_audio-separate"),
+              ("gemini", "gemini-2.5-flash_frames"), ("external", "qwen-omni-7b_audio-in-video")]
+    rows = [verdict(f"c{c}q{i}", fmt, condition, rng.random() < 0.6, f"c{c}", responder, model, level=f"L{1 + i % 4}",
+                    chance=chance)
+            for c in range(6) for i in range(8) for fmt, chance in (("multiple_choice", 0.25), ("yes_no", 0.5))
+            for condition in ("clip", "no_clip", "silenced") for responder, model in [*models, ("oracle", "offline")]]
+    v = pd.DataFrame(rows)
+    paired = paired_comparisons(v, n_boot=50)
+    assert (paired["kind"] == "model").sum() == 6 * 5 * 3 * 3  # pairs x levels x conditions x formats
+    _, page = write_report(tmp_path / "report", scores(v, n_boot=50), paired, None, None)
+    driver = start_chromium(tmp_path / "chromium-profile", WIDTH, HEIGHT)
+    try:
+        driver.get(page.as_uri())
+        width, inner = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert width <= inner, f"the page scrolls sideways: {width} px of content in a {inner} px window"
+        tables = driver.execute_script("""return [...document.querySelectorAll('table')].map(t => [
+            t.scrollWidth, t.parentElement.clientWidth, (t.parentElement.previousElementSibling || {}).textContent
+            || '', t.querySelectorAll('tbody tr').length])""")
+        pairs = [t for t in tables if t[2].startswith("Models compared on the same items")]
+        assert len(pairs) == 1 and pairs[0][3] == 6 * 3, "one row per pair and condition under the leaderboard"
+        per_format = [t for t in tables if t[2].startswith("A = ")]
+        assert len(per_format) == 6
+        for table_width, room, before, _ in tables:
+            assert table_width <= room, f"a table wider than its column: {table_width} > {room} (after {before[:60]!r})"
+        driver.save_screenshot(str(tmp_path / "model_pairs_1400.png"))
+    finally:
+        driver.quit()

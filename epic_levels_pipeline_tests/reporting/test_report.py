@@ -183,6 +183,34 @@ def test_leaderboard_comes_first_with_every_responder_level_and_condition(tables
     assert section.index("| alpha / m1 | clip |") < section.index("| beta / m1 | clip |")
 
 
+def test_models_compared_under_the_leaderboard_and_per_format_in_the_paired_comparisons():
+    """Two models on the same items (alpha's NAME m1, beta's m2): under the leaderboard one row per pair and
+    condition with a cell per level (diff, interval, n, p); under Paired comparisons one row per condition and format."""
+    from epic_levels_pipeline.reporting.report import SECTION_LEADERBOARD, SECTION_PAIRED
+
+    v = synthetic_verdicts()
+    v.loc[v["responder"] == "beta", "model"] = "m2"
+    paired = paired_comparisons(v, n_boot=100)
+    built = build_report(scores(v, n_boot=100), paired, None, None)
+    board = built.markdown.split("## " + SECTION_LEADERBOARD)[1].split("\n## ")[0]
+    assert "| A vs B | condition | L1 | L2 | all levels |" in board
+    assert [line.split(" | ")[1] for line in board.splitlines() if line.startswith("| m1 vs m2 |")] == \
+        ["clip", "no_clip", "silenced"]
+    top = paired[(paired["kind"] == "model") & (paired["level"] == "*") & (paired["format"] == "*")
+                 & (paired["condition"] == "clip")].iloc[0]
+    cell = f"{fmt_interval(top['diff'], top['diff_ci_low'], top['diff_ci_high'])} n={top['n_pairs']} p="
+    assert cell in board
+    section = built.markdown.split("## " + SECTION_PAIRED)[1].split("\n## ")[0]
+    models = section.split("### Models compared (all levels)")[1]
+    assert "A = m1, B = m2:" in models
+    rows = [line for line in models.splitlines() if line.startswith("| clip |")]
+    assert [r.split(" | ")[1] for r in rows] == ["yes_no", "multiple_choice", "option_judgement", "open", "all formats"]
+    assert f"| clip | all formats | {top['n_pairs']} | {top['both']} | {top['only_a']} |" in models
+    alone = build_report(scores(synthetic_verdicts(), n_boot=50), paired_comparisons(synthetic_verdicts(), n_boot=50),
+                         None, None).markdown
+    assert "Models compared on the same items" not in alone and "No model pairs" in alone
+
+
 def _alignment_rows(clip: str, responder: str, model: str = "", condition: str = "clip") -> pd.DataFrame:
     from epic_levels_pipeline.captions.track import ALIGNMENT_COLUMNS
 
