@@ -16,11 +16,15 @@ What it does (say so when quoting its figures):
    With ``--consolidated``, a second fresh process makes the consolidated copies the IO manager keeps
    (``warehouse.read_partitions``), writes one clip's partial files again, and then combines reading through
    the copies: what a cross-clip run after a one-clip change reads.
+   With ``--models``, the bundled clips' verdicts of three offline responders are relabelled as models before
+   their partials are made (``MODELS``: two configured models and an import named like one of them), so the
+   partials also hold their model pairs (``paired_comparisons`` kind ``model``).
 
 This is the part of "one changed row -> fresh cross-clip tables" that grows with the number of clips; the
 changed clip's own steps do not (see ``epic_levels_pipeline_tests/defs/test_incremental_scores.py``).
 
     python bench/incremental_scores.py 100 300 [--source ../shared/data] [--store /tmp/partials] [--consolidated]
+        [--models]
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from epic_levels_pipeline.storage.parquet import read_parquet, write_parquet  # 
 from epic_levels_pipeline.storage.table_store import TableStore  # noqa: E402
 
 STAGED = ROOT.parent / "shared" / "data"
+# --models: offline responder -> (responder, model) its verdicts are relabelled as
+MODELS = {"chance": ("vllm", "model-a"), "blind": ("vllm", "model-b"), "presence": ("external", "model-a")}
 
 
 def _peak_mib() -> float:
@@ -87,9 +93,10 @@ def combine(store_root: str, consolidated: bool = False) -> None:
             tables["presence_partials"], tables["score_partials"], P.priors_from_partials(tables["prior_partials"])),
         "judge sample": lambda: P.judge_sample_from_partials(tables["judge_partials"]),
     }
+    made = {}
     for name, step in steps.items():
         t = time.perf_counter()
-        step()
+        made[name] = step()
         timings[name] = time.perf_counter() - t
     total = time.perf_counter() - t0
     clips = tables["score_partials"]["clip_key"].nunique()
@@ -98,6 +105,9 @@ def combine(store_root: str, consolidated: bool = False) -> None:
           + f"); peak RSS {_peak_mib():.0f} MiB ({read_peak:.0f} MiB after reading)", flush=True)
     print("  read per table: " + ", ".join(f"{k} {v:.1f} s" for k, v in reads.items())
           + f"; paired_comparisons' clustered McNemar p-values {mcnemar_s[0]:.1f} s", flush=True)
+    paired = made["paired_comparisons"]
+    print(f"  pair_partials {len(tables['pair_partials']):,} rows -> paired_comparisons {len(paired):,} rows "
+          f"({int((paired['kind'] == 'model').sum()):,} of kind model)", flush=True)
 
 
 def synthesize(root: Path, keys: list[str], clips: list[str], real: dict) -> None:
@@ -109,8 +119,9 @@ def synthesize(root: Path, keys: list[str], clips: list[str], real: dict) -> Non
             write_parquet(frame.assign(clip_key=key), store.path(name, key), name)
 
 
-def bundled_partials() -> tuple[list[str], dict]:
-    """The bundled clips through the core (offline responders) and each clip's partial tables."""
+def bundled_partials(models: bool = False) -> tuple[list[str], dict]:
+    """The bundled clips through the core (offline responders; with ``models``, three of them relabelled as
+    models, :data:`MODELS`) and each clip's partial tables."""
     from epic_levels_pipeline.annotations.catalogue import build_catalogue
     from epic_levels_pipeline.annotations.readers import load_annotations
     from epic_levels_pipeline_tests.conftest import offline_tables
@@ -119,6 +130,11 @@ def bundled_partials() -> tuple[list[str], dict]:
     t = time.perf_counter()
     core = offline_tables(ann, build_catalogue(ann))
     v, q, it = core["verdicts"], core["questions"], core["items"]
+    if models:
+        v = v.copy()
+        for responder, (provider, name) in MODELS.items():
+            mine = v["responder"] == responder
+            v.loc[mine, "responder"], v.loc[mine, "model"] = provider, name
     clips = sorted(v["clip_key"].unique())
     real = {}
     for c in clips:
@@ -130,7 +146,8 @@ def bundled_partials() -> tuple[list[str], dict]:
     return clips, real
 
 
-def main(counts: list[int], source: Path = STAGED, keep: Path | None = None, consolidated: bool = False) -> None:
+def main(counts: list[int], source: Path = STAGED, keep: Path | None = None, consolidated: bool = False,
+         models: bool = False) -> None:
     from epic_levels_pipeline.annotations.clips import all_windows
     from epic_levels_pipeline.annotations.readers import load_annotations
 
@@ -148,7 +165,7 @@ def main(counts: list[int], source: Path = STAGED, keep: Path | None = None, con
             root = Path(tmp) if keep is None else keep / str(n)
             done = root / ".synthesized"
             if not done.exists():
-                bundled = bundled or bundled_partials()
+                bundled = bundled or bundled_partials(models)
                 t = time.perf_counter()
                 synthesize(root, keys, *bundled)
                 done.write_text(f"{n}\n")
@@ -174,5 +191,7 @@ if __name__ == "__main__":
         ap.add_argument("--consolidated", action="store_true",
                         help="also combine after one clip changed, reading through the consolidated copies "
                              "(warehouse.read_partitions, as the IO manager does)")
+        ap.add_argument("--models", action="store_true",
+                        help="relabel three offline responders as models (MODELS), so the partials hold model pairs")
         args = ap.parse_args()
-        main(args.counts, args.source, args.store, args.consolidated)
+        main(args.counts, args.source, args.store, args.consolidated, args.models)

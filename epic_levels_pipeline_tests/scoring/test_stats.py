@@ -33,6 +33,18 @@ def test_mcnemar_equal_counts_is_one(b):
     assert mcnemar_exact(b, b) == 1.0
 
 
+@pytest.mark.parametrize("b, c", [(9000, 11001), (10010, 9991), (10000, 10500), (12000, 13000), (20000, 21000),
+                                  (30000, 30000), (0, 20001)])
+def test_mcnemar_above_the_exact_limit_is_the_integer_sum(b, c):
+    """Above EXACT_MCNEMAR_LIMIT discordant pairs the p-value comes from scipy's binomial distribution function: the
+    exact integer sum's value within a relative 1e-12 (deep tails, p ~ 1e-45, included)."""
+    from epic_levels_pipeline.scoring.metrics.stats import EXACT_MCNEMAR_LIMIT, _mcnemar_integers
+
+    assert b + c > EXACT_MCNEMAR_LIMIT
+    assert mcnemar_exact(b, c) == pytest.approx(_mcnemar_integers(b, c), rel=1e-12, abs=0)
+    assert mcnemar_exact(c, b) == mcnemar_exact(b, c)
+
+
 def test_mcnemar_large_counts_stay_finite():
     p = mcnemar_exact(4000, 4400)
     assert 0 < p < 1 and math.isfinite(p)
