@@ -171,7 +171,8 @@ def test_two_routes_of_one_served_model_are_two_models_and_compared(project, mon
     assert by.loc["no_clip", "only_a"] == by.loc["no_clip", "only_b"] == 0 and by.loc["no_clip", "mcnemar_p"] == 1.0
     assert by.loc["clip", "only_a"] + by.loc["clip", "only_b"] > 0
     assert {"L1", "L2", "*"} <= set(pairs["level"]) and {"yes_no", "multiple_choice", "*"} <= set(pairs["format"])
-    line = next(line for line in printed.splitlines() if line.startswith("qwen_iv "))
-    assert line.split()[:2] == ["qwen_iv", "qwen_sep"] and line.split()[-1] == str(by.loc["clip", "n_pairs"])
+    below = printed[printed.index("Models compared on the same items"):]
+    line = next(line for line in below.splitlines() if line.startswith("qwen_iv "))
+    assert line.split()[:2] == ["qwen_iv", "qwen_sep"] and line.split()[-1] == str(by.loc["clip", "n_pairs"]), below
     report = (project.reports / "report.md").read_text()
     assert "| qwen_iv vs qwen_sep | clip |" in report and "A = qwen_iv, B = qwen_sep:" in report
