@@ -38,7 +38,7 @@ from epic_levels_pipeline.responses.cache import CallCache, cache_key  # noqa: E
 from epic_levels_pipeline.responses.calls import CallRequest, run_calls_sync  # noqa: E402
 from epic_levels_pipeline.responses.media import make_test_video, sha256_file  # noqa: E402
 from epic_levels_pipeline.responses.models_config import inline_spec  # noqa: E402
-from epic_levels_pipeline.responses.providers.base import provider_for  # noqa: E402
+from epic_levels_pipeline.responses.providers.registry import provider_for  # noqa: E402
 from epic_levels_pipeline_tests.fakes.openai_server import OpenAITestServer  # noqa: E402
 
 TARGET = 0.85

@@ -42,7 +42,7 @@ from epic_levels_pipeline.responses.providers.gemini import GeminiCaller, Gemini
 from epic_levels_pipeline.responses.providers.gemini_wire import sha256_file  # noqa: E402
 from epic_levels_pipeline.responses.media import make_test_video  # noqa: E402
 from epic_levels_pipeline.responses.providers.openai_compat import OpenAICompatCaller, default_settings  # noqa: E402
-from epic_levels_pipeline.responses.providers.base import identify  # noqa: E402
+from epic_levels_pipeline.responses.providers.registry import identify  # noqa: E402
 from epic_levels_pipeline_tests.fakes.gemini_server import GeminiTestServer  # noqa: E402
 from epic_levels_pipeline_tests.fakes.openai_server import OpenAITestServer  # noqa: E402
 

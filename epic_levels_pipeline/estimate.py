@@ -138,7 +138,7 @@ def estimate(paths: Paths, models: list[str], *, clips: list[Clip] | None = None
 
     def grouped_for(rates: MediaRates, spec: ModelSpec) -> pd.DataFrame:
         asked = calls[calls["condition"].isin(spec.conditions)]
-        if "clip" in spec.conditions and (spec.audio != "none" or spec.provider == "gemini"):
+        if "clip" in spec.conditions and spec.audio != "none":
             asked = pd.concat([asked, checks], ignore_index=True)  # the media-integrity request, one per clip
         c = asked.assign(video_tokens=[rates.video_tokens(d) if d else 0 for d in asked["duration_s"]],
                          audio_tokens=[rates.audio_tokens(d) if d else 0 for d in asked["duration_s"]])

@@ -10,6 +10,7 @@ stay in the tables.
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -20,7 +21,8 @@ from .responses.models_config import (MODELS_FILE, ModelConfigError, ModelSpec, 
 from .responses.cache import CallCache
 from .responses.calls import run_blocking
 from .responses.offline import OFFLINE_RESPONDERS
-from .responses.providers.base import Provider, parse_model_name, provider_for
+from .responses.providers.base import Provider
+from .responses.providers.registry import parse_model_name, provider_for
 from .responses.providers.gemini_tokens import resolution_name
 from .responses.runner import ModelRun
 
@@ -153,10 +155,13 @@ def load_models(root: Path, flags: RunFlags, env: Mapping[str, str]) -> ModelsFi
         raise PlanError(exc.problems) from None
 
 
-def _endpoint(name: str, flags: RunFlags, env: Mapping[str, str]) -> str | None:
-    if name.lower().startswith("gemini"):
-        return flags.gemini_base_url or env.get("GEMINI_BASE_URL") or flags.endpoint or None
-    return flags.endpoint or None
+def _endpoint_env(flags: RunFlags, env: Mapping[str, str]) -> dict:
+    """Where inline names' endpoint variables (``VLLM_BASE_URL``, …) are read: the plan's environment over the
+    process's, and the run configuration's ``gemini_base_url`` (the older spelling of ``GEMINI_BASE_URL``) over both."""
+    out = {**os.environ, **env}
+    if flags.gemini_base_url:
+        out["GEMINI_BASE_URL"] = flags.gemini_base_url
+    return out
 
 
 def _resolve(names: list[str], models_file: ModelsFile | None, flags: RunFlags, env: Mapping[str, str],
@@ -167,7 +172,8 @@ def _resolve(names: list[str], models_file: ModelsFile | None, flags: RunFlags, 
     specs, problems = [], []
     for name in names:
         try:
-            spec = resolve([name], models_file, _endpoint(name, flags, env))[0].with_limits(rpm, concurrency)
+            spec = resolve([name], models_file, flags.endpoint or None, _endpoint_env(flags, env))[0].with_limits(
+                rpm, concurrency)
             if with_flags:
                 spec = spec.with_flags(fps=flags.fps or None, media_resolution=flags.media_resolution or None)
             specs.append(spec)
@@ -278,14 +284,8 @@ def resolve_plan(root: Path, flags: RunFlags | None = None, env: Mapping[str, st
 
 def request_settings(spec: ModelSpec) -> dict:
     """What every request of a model carries beyond its provider's generation settings (so its cache key): the
-    resolved model config, and Gemini's ``media_resolution`` / ``fps`` request settings."""
-    out = {"model_config": spec.cache_json()}
-    if spec.provider == "gemini":
-        if spec.media_resolution:
-            out["media_resolution"] = resolution_name(spec.media_resolution)
-        if spec.fps:
-            out["fps"] = float(spec.fps)
-    return out
+    resolved model config, and what its provider takes per request (Gemini's ``media_resolution`` / ``fps``)."""
+    return {"model_config": spec.cache_json(), **spec.facts.request_settings(spec)}
 
 
 UNUSED_KEY = "not-asked"  # the key of a caller that is never called (a model answered from the cache only)

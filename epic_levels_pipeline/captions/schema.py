@@ -8,6 +8,8 @@ import copy
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..responses.providers import registry
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -73,35 +75,14 @@ def gemini_generation_config() -> dict:
     return {"response_mime_type": "application/json", "response_schema": Caption}
 
 
-def gemini_response_schema() -> dict:
-    """The caption schema as a Gemini ``Schema`` dict (upper-case types, descriptions kept; titles and
-    ``additionalProperties`` dropped, which Gemini's Schema does not take). JSON-serialisable, so it can
-    travel in a request's settings and so in its cache key."""
-    def convert(node: dict) -> dict:
-        out: dict = {"type": str(node["type"]).upper()}
-        if "description" in node:
-            out["description"] = node["description"]
-        if "properties" in node:
-            out["properties"] = {k: convert(v) for k, v in node["properties"].items()}
-            out["required"] = list(node.get("required") or [])
-            out["property_ordering"] = list(node["properties"])
-        if "items" in node:
-            out["items"] = convert(node["items"])
-        return out
-
-    return convert(caption_json_schema())
-
-
 # Captions are long replies: the QA track's short-answer budget would cut them off.
 CAPTION_MAX_OUTPUT_TOKENS = 8192
 
 
 def request_settings(provider: str) -> dict:
-    """The structured-output settings of a caption request to ``provider`` (part of its cache key):
-    Gemini's ``response_schema``; an OpenAI-compatible server's ``json_schema`` (sent as
+    """The structured-output settings of a caption request to ``provider`` (part of its cache key): the caption
+    schema in the form its provider takes (:meth:`..responses.providers.registry.ProviderFacts.structured_settings`:
+    Gemini's ``response_schema``; an OpenAI-compatible server's ``json_schema``, sent as
     ``response_format={"type": "json_schema", ...}``)."""
-    if provider == "gemini":
-        schema = {"response_schema": gemini_response_schema()}
-    else:
-        schema = {"json_schema": caption_json_schema(), "response_schema_name": "caption"}
+    schema = registry.get(provider).structured_settings(caption_json_schema(), "caption")
     return {"response_mime_type": "application/json", "max_output_tokens": CAPTION_MAX_OUTPUT_TOKENS, **schema}

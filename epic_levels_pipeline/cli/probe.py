@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 
 from .options import about, models_flags
 
@@ -30,7 +29,7 @@ def main_probe(names: list[str], model_config: str | None = None, *, endpoint: s
     not, 2 for a configuration problem (nothing sent)."""
     from ..responses.models_config import ModelConfigError, find_models_file, resolve
     from ..responses.probe import probe_model, probe_ok, render
-    from ..responses.providers.base import provider_for
+    from ..responses.providers.registry import provider_for
     from ..settings import project_root
 
     out = out or sys.stdout
@@ -42,10 +41,7 @@ def main_probe(names: list[str], model_config: str | None = None, *, endpoint: s
             print("error: no models to probe: pass --models NAME[,NAME…] (or write a models.toml)", file=sys.stderr)
             return 2
         specs = resolve(names, models_file, endpoint)
-        callers = [provider_for(spec) for spec in specs]
-        for caller in callers:  # one request per route: a Gemini context cache would be a wasted call
-            if caller.provider == "gemini":
-                caller.settings = replace(caller.settings, context_cache=False)
+        callers = [spec.facts.for_probe(provider_for(spec)) for spec in specs]  # one request per route
     except (ModelConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -7,7 +7,7 @@
                                         # each other); the verdict is `judge`'s, or the majority: judge = "majority"
 
     [models.qwen-omni-local]
-    provider = "vllm"                   # gemini | openai | vllm | sglang
+    provider = "vllm"                   # gemini | openai | vllm | sglang, or a provider registered from elsewhere
     model = "Qwen/Qwen2.5-Omni-7B"      # the name the server serves
     endpoint = "http://127.0.0.1:8000/v1"
     api_key_env = "VLLM_API_KEY"        # the variable to read; keys never live in the file
@@ -26,7 +26,9 @@ reported as ``FILE: [models.NAME].KEY: message`` before any call is made (:class
 A model is named on the command line by its NAME in the file, or inline as ``PROVIDER/MODEL``, which
 takes the provider's defaults (:func:`resolve`).
 
-Decisions (each default a model takes is listed in :attr:`ModelSpec.defaulted`, and printed once per run):
+Decisions (each default a model takes is listed in :attr:`ModelSpec.defaulted`, and printed once per run). Each
+provider states its own defaults, limits and the keys it takes (:class:`.providers.registry.ProviderFacts`, in its
+module); what the built-in providers state:
 
 * **Routes** (``video``, ``audio``) are settings, never guessed from a model's name. Defaults:
   ``vllm``/``sglang`` send ``video_url`` + ``separate`` (``input_audio``: the window's track as a wav);
@@ -46,7 +48,7 @@ Decisions (each default a model takes is listed in :attr:`ModelSpec.defaulted`, 
   (``--endpoint``, else the provider's ``*_BASE_URL`` variable, else its usual address).
 * **Limits** (:func:`default_limits`): a local server (``vllm``, ``sglang``, or an ``openai`` endpoint on
   a loopback address) gets 16 requests in flight and no request-rate limit. Hosted APIs get their
-  documented lowest paid tier as *assumptions* (:data:`HOSTED_RPM`: Gemini tier 1 — 2.5-flash 1,000,
+  documented lowest paid tier as *assumptions* (each provider's ``hosted_rpm``: Gemini tier 1 — 2.5-flash 1,000,
   2.5-flash-lite 4,000, 2.5-pro 150 requests per minute; OpenAI tier 1 — gpt-4o / gpt-4o-mini 500) and 32
   in flight. ``max_concurrency`` / ``rpm`` in the file override them; ``EPIC_LEVELS_CONCURRENCY`` /
   ``EPIC_LEVELS_RPM`` override every model (applied by the caller of :meth:`ModelSpec.with_limits`).
@@ -65,33 +67,24 @@ Decisions (each default a model takes is listed in :attr:`ModelSpec.defaulted`, 
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import json
 import math
+import os
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
-from urllib.parse import urlsplit
+from typing import Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .providers.base import KEY_ENV, PROVIDERS, normalise_endpoint, parse_model_name, resolve_endpoint
+from .providers import registry
+from .providers.base import normalise_endpoint
+from .providers.registry import is_inline_name, parse_model_name, resolve_endpoint
 
 MODELS_FILE = "models.toml"
 TOP_LEVEL = ("evaluate", "judge", "judges", "models")
 VIDEO = ("video_url", "frames", "file_url", "none")
 AUDIO = ("in_video", "separate", "none")
-LOCAL_PROVIDERS = ("vllm", "sglang")
-LOCAL_CONCURRENCY = 16
-HOSTED_CONCURRENCY = 32
-# Documented lowest paid tier request limits, as assumptions (check your account's limits page).
-HOSTED_RPM = {
-    "gemini": {"gemini-2.5-flash": 1000, "gemini-2.5-flash-lite": 4000, "gemini-2.5-pro": 150, "*": 150},
-    "openai": {"gpt-4o": 500, "gpt-4o-mini": 500, "*": 500},
-}
-DEFAULT_ROUTES = {"vllm": ("video_url", "separate"), "sglang": ("video_url", "separate"),
-                  "openai": ("frames", "separate"), "gemini": ("native", "in_video")}
 DEFAULT_FPS, DEFAULT_MAX_FRAMES, DEFAULT_TIMEOUT_S = 1.0, 32, 120.0
 CONDITIONS = ("clip", "no_clip", "silenced")
 
@@ -109,8 +102,10 @@ class ModelEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    provider: Literal["gemini", "openai", "vllm", "sglang"] = Field(
-        description="who serves the model: Google's Gemini API, OpenAI's API, or a vLLM / SGLang server")
+    provider: str = Field(
+        description=f"who serves the model: a registered provider — built in: {', '.join(registry.BUILTIN)} (Google's "
+                    "Gemini API, OpenAI's API, a vLLM / SGLang server); a provider module registers others "
+                    "([Extending](../design/extending.md))")
     model: str = Field(min_length=1,
         description="the name the service or server answers to (`GET /v1/models` lists it for vLLM / SGLang; the "
                     "server's --served-model-name)")
@@ -159,6 +154,14 @@ class ModelEntry(BaseModel):
                     "text-only model: [\"no_clip\"])")
 
 
+    @field_validator("provider")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        if value not in registry.names():
+            raise ValueError(f"unknown provider {value!r}: registered providers are {', '.join(registry.names())}")
+        return value
+
+
 def _coerce(table: dict) -> dict:
     out = dict(table)
     for key in ("fps", "rpm", "timeout_s"):
@@ -203,6 +206,11 @@ class ModelSpec:
     def local(self) -> bool:
         return is_local(self.provider, self.endpoint)
 
+    @property
+    def facts(self) -> registry.ProviderFacts:
+        """Its provider's facts (:class:`.providers.registry.ProviderFacts`)."""
+        return registry.get(self.provider)
+
     def cache_config(self) -> dict:
         """What changes what the model sees or answers (enters every request's cache key)."""
         out = {"provider": self.provider, "model": self.model, "endpoint": self.endpoint,
@@ -236,9 +244,9 @@ class ModelSpec:
         ModelConfigError naming the model and the flag where they do not (never ignored)."""
         problems, changes = [], {}
         if media_resolution:
-            if self.provider != "gemini":
-                problems.append(f"model {self.name} ({self.provider}): --media-resolution applies only to "
-                                "gemini models (the server decides the resolution of what it is sent)")
+            if "media_resolution" not in self.facts.takes:
+                problems.append(f"model {self.name} ({self.provider}): --media-resolution applies "
+                                f"{registry.taken_by('media_resolution')} models, not {self.provider}")
             else:
                 changes["media_resolution"] = media_resolution
         if fps:
@@ -268,71 +276,26 @@ def _show(value) -> str:
 
 
 def is_local(provider: str, endpoint: str) -> bool:
-    """vLLM and SGLang are local servers; an ``openai`` endpoint is local when its host is a loopback address."""
-    if provider in LOCAL_PROVIDERS:
-        return True
-    if provider != "openai":
-        return False
-    host = (urlsplit(endpoint).hostname or "").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    """Whether ``provider`` at ``endpoint`` is a local server (vLLM and SGLang always; an ``openai`` endpoint on a
+    loopback address; its provider says)."""
+    return registry.is_local(provider, endpoint)
 
 
 def default_limits(provider: str, model: str, endpoint: str) -> tuple[int, float, str]:
-    """``(max_concurrency, rpm, why)`` for a model with nothing configured (see the module docstring)."""
-    if is_local(provider, endpoint):
-        return LOCAL_CONCURRENCY, 0.0, f"default for a local {provider} server"
-    table = HOSTED_RPM[provider]
-    rpm = table.get(model, table["*"])
-    return HOSTED_CONCURRENCY, float(rpm), f"assumed {provider} tier-1 limit for {model}"
-
-
-def _route_notes(provider: str, video: str | None, audio: str | None) -> list[tuple[str, str]]:
-    notes = []
-    if video is None and provider != "gemini":
-        notes.append(("video", f"default for {provider}"))
-    if audio is None and provider != "gemini":
-        hint = "; set audio = \"in_video\" for Omni models" if provider in LOCAL_PROVIDERS else ""
-        notes.append(("audio", f"default for {provider}{hint}"))
-    return notes
+    """``(max_concurrency, rpm, why)`` for a model with nothing configured (its provider's defaults)."""
+    return registry.get(provider).default_limits(model, endpoint)
 
 
 def _check_entry(entry: ModelEntry) -> list[tuple[str, str]]:
-    """(key, message) of the combinations that cannot be sent."""
-    p = entry.provider
+    """(key, message) of the combinations that cannot be sent: a key its provider does not take, then what its
+    provider says of the values."""
+    facts = registry.get(entry.provider)
     out = []
-    if p == "gemini":
-        if entry.video is not None:
-            out.append(("video", "does not apply to gemini (the clip itself is sent, with its own audio "
-                                 "track); video routes are for openai, vllm and sglang"))
-        if entry.audio not in (None, "in_video"):
-            out.append(("audio", "gemini reads the video's own audio track: only \"in_video\" applies"))
-        if entry.max_frames is not None:
-            out.append(("max_frames", "does not apply to gemini (fps and media_resolution set its sampling)"))
-        if entry.extra_body is not None:
-            out.append(("extra_body", "applies to openai, vllm and sglang (a chat-completions body), not gemini"))
-        if entry.structured_output is not None:
-            out.append(("structured_output", "applies to openai, vllm and sglang (gemini takes its own "
-                                             "response_schema)"))
-    else:
-        if entry.media_resolution is not None:
-            out.append(("media_resolution", f"applies only to gemini models, not {p}"))
-        video = entry.video or DEFAULT_ROUTES[p][0]
-        if entry.audio == "in_video" and video not in ("video_url", "file_url"):
-            out.append(("audio", f"\"in_video\" reads the video's own track, so it needs video = \"video_url\" "
-                                 f"or \"file_url\" (not {video!r}); use audio = \"separate\""))
-        if video == "none" and (entry.fps is not None or entry.max_frames is not None):
-            out.append(("fps" if entry.fps is not None else "max_frames", "does not apply: video = \"none\""))
-        if video in ("video_url", "file_url") and entry.max_frames is not None and entry.fps is None:
-            out.append(("max_frames", f"with video = {video!r} the server samples the video: set fps too "
-                                      "(max_frames then lowers it so at most that many frames cover a window)"))
-        if p in LOCAL_PROVIDERS and not entry.endpoint:
-            out.append(("endpoint", f"required for provider {p} (the server's base URL, e.g. "
-                                    "http://127.0.0.1:8000/v1)"))
+    for key in registry.OPTIONAL_KEYS:
+        if getattr(entry, key) is not None and key not in facts.takes:
+            why = facts.declines.get(key)
+            out.append((key, f"applies {registry.taken_by(key)} models, not {facts.name}" + (f" ({why})" if why else "")))
+    out += facts.check_entry(entry)
     if entry.extra_body is not None:
         try:
             json.dumps(entry.extra_body)
@@ -343,24 +306,24 @@ def _check_entry(entry: ModelEntry) -> list[tuple[str, str]]:
 
 def spec_of(name: str, entry: ModelEntry, source: str) -> ModelSpec:
     """The resolved spec of a validated entry (see the module docstring for the defaults)."""
-    p = entry.provider
+    p, facts = entry.provider, registry.get(entry.provider)
     endpoint = normalise_endpoint(entry.endpoint) if entry.endpoint else resolve_endpoint(p, None, {})
-    video, audio = entry.video or DEFAULT_ROUTES[p][0], entry.audio or DEFAULT_ROUTES[p][1]
-    defaulted = _route_notes(p, entry.video, entry.audio)
+    video, audio = entry.video or facts.default_routes[0], entry.audio or facts.default_routes[1]
+    defaulted = facts.route_notes(entry.video, entry.audio)
     fps, max_frames = entry.fps, entry.max_frames
     if video == "frames":
         if fps is None:
             fps, defaulted = DEFAULT_FPS, [*defaulted, ("fps", "default for the frames route")]
         if max_frames is None:
             max_frames, defaulted = DEFAULT_MAX_FRAMES, [*defaulted, ("max_frames", "default for the frames route")]
-    concurrency, rpm, why = default_limits(p, entry.model, endpoint)
+    concurrency, rpm, why = facts.default_limits(entry.model, endpoint)
     if entry.max_concurrency is None:
         defaulted.append(("max_concurrency", why))
     if entry.rpm is None:
         defaulted.append(("rpm", why))
     return ModelSpec(
         name=name, provider=p, model=entry.model, endpoint=endpoint,
-        api_key_env=(entry.api_key_env,) if entry.api_key_env else KEY_ENV[p],
+        api_key_env=(entry.api_key_env,) if entry.api_key_env else tuple(facts.key_env),
         video=video, audio=audio, fps=fps, max_frames=max_frames,
         max_concurrency=entry.max_concurrency or concurrency,
         rpm=float(entry.rpm) if entry.rpm is not None else rpm,
@@ -386,6 +349,8 @@ def _message(err: dict, known: list[str]) -> str:
         return f"unknown key (known: {', '.join(known)})"
     if err["type"] == "missing":
         return "required"
+    if err["type"] == "value_error":
+        return str(err.get("ctx", {}).get("error", err["msg"]))
     if err["type"] == "literal_error":
         return err["msg"].replace("Input should be", "must be")
     return err["msg"].replace("Input should be", "must be") + f" (got {err.get('input')!r})"
@@ -465,17 +430,13 @@ def judges_of(value, specs: dict, tables: dict) -> tuple[tuple[str, ...], list[s
     return tuple(value), problems
 
 
-def is_inline_name(name: str) -> bool:
-    """Whether ``name`` is an inline ``PROVIDER/MODEL`` name (or a bare, deprecated ``gemini-…`` one)."""
-    head = name.partition("/")[0].lower()
-    return "/" in name and head in PROVIDERS or name.lower().startswith("gemini")
-
-
-def inline_spec(name: str, endpoint: str | None = None) -> ModelSpec:
+def inline_spec(name: str, endpoint: str | None = None, env: Mapping[str, str] | None = None) -> ModelSpec:
     """The spec of an inline ``PROVIDER/MODEL`` name with its provider's defaults; ``endpoint`` as
-    ``--endpoint`` (else the provider's ``*_BASE_URL`` variable, else its usual address)."""
+    ``--endpoint`` (else the provider's ``*_BASE_URL`` variable in ``env``, default the process's, else its usual
+    address)."""
     provider, model = parse_model_name(name)
-    entry = ModelEntry(provider=provider, model=model, endpoint=resolve_endpoint(provider, endpoint))
+    entry = ModelEntry(provider=provider, model=model,
+                       endpoint=resolve_endpoint(provider, endpoint, os.environ if env is None else env))
     return spec_of(f"{provider}/{model}", entry, "inline")
 
 
@@ -487,8 +448,10 @@ def find_models_file(root: Path, explicit: str | Path | None = None) -> ModelsFi
     return load_models_file(default) if default.is_file() else None
 
 
-def resolve(names: list[str], models_file: ModelsFile | None, endpoint: str | None = None) -> list[ModelSpec]:
-    """The specs of the names asked for: entries of the file by NAME, else inline ``PROVIDER/MODEL``."""
+def resolve(names: list[str], models_file: ModelsFile | None, endpoint: str | None = None,
+            env: Mapping[str, str] | None = None) -> list[ModelSpec]:
+    """The specs of the names asked for: entries of the file by NAME, else inline ``PROVIDER/MODEL`` (their
+    endpoint ``endpoint``, else their provider's variable in ``env``, else its usual address)."""
     out, problems = [], []
     for name in names:
         if models_file is not None and name in models_file.models:
@@ -496,7 +459,7 @@ def resolve(names: list[str], models_file: ModelsFile | None, endpoint: str | No
             continue
         if is_inline_name(name):
             try:
-                out.append(inline_spec(name, endpoint))
+                out.append(inline_spec(name, endpoint, env))
             except ValueError as exc:
                 problems.append(f"model {name}: {exc}")
             continue

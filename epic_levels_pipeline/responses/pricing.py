@@ -1,25 +1,33 @@
-"""Prices and media tokens of model calls, gathered from each provider's pricing module (pure core).
+"""Prices and media tokens of model calls, as each provider states them (pure core).
 
-Each provider prices its own calls: :mod:`.providers.gemini_pricing` (Gemini's prices, video + audio tokens,
-context caching and batch), :mod:`.providers.openai_pricing` (OpenAI's prices; frames, ``input_audio`` and the
-``video_url`` routes of vLLM / SGLang). This module holds the table of every default price
-(:data:`DEFAULT_PRICES`, assumptions), ``--price`` overrides, and :func:`media_rates` of a resolved model.
+Each provider prices its own calls (its facts' ``prices`` and ``media_rates``, :mod:`.providers.registry`): the
+built-in ones through :mod:`.providers.gemini_pricing` (Gemini's prices, video + audio tokens, context caching and
+batch) and :mod:`.providers.openai_pricing` (OpenAI's prices; frames, ``input_audio`` and the ``video_url`` routes
+of vLLM / SGLang). This module holds the table of every default price (:data:`DEFAULT_PRICES`, the built-in
+providers' assumptions, plus :func:`default_prices` of providers registered from elsewhere), ``--price``
+overrides, and :func:`media_rates` of a resolved model.
 """
 
 from __future__ import annotations
 
 import math
 
-from .providers import gemini_pricing, openai_pricing
+from .providers import gemini_pricing, openai_pricing, registry
 from .providers.rates import MediaRates, Price, price_of
 
-PRICING = {"gemini": gemini_pricing, "openai": openai_pricing, "vllm": openai_pricing, "sglang": openai_pricing}
 DEFAULT_PRICES: dict[str, Price] = {**gemini_pricing.PRICES, **openai_pricing.PRICES}
 
 
+def default_prices() -> dict[str, Price]:
+    """:data:`DEFAULT_PRICES` and the prices of the providers registered from elsewhere (whose modules are loaded)."""
+    extra = [f.prices for name, f in registry.registered().items() if name not in registry.BUILTIN]
+    return {**DEFAULT_PRICES, **{model: price for prices in extra for model, price in prices.items()}}
+
+
 def media_rates(spec) -> MediaRates:
-    """The route and media tokens of a resolved model's calls (:class:`.models_config.ModelSpec`)."""
-    return PRICING[spec.provider].media_rates(spec)
+    """The route and media tokens of a resolved model's calls (:class:`.models_config.ModelSpec`), as its provider
+    states them."""
+    return registry.get(spec.provider).media_rates(spec)
 
 
 def parse_price(text: str) -> tuple[str, Price]:
@@ -39,7 +47,7 @@ def parse_price(text: str) -> tuple[str, Price]:
 
 def price_table_with(overrides: dict[str, Price | tuple] | list[str] | None) -> dict[str, Price]:
     """The default table updated by overrides (a dict, or ``MODEL=IN,OUT`` strings)."""
-    table = dict(DEFAULT_PRICES)
+    table = default_prices()
     if not overrides:
         return table
     if isinstance(overrides, dict):
@@ -52,4 +60,4 @@ def price_table_with(overrides: dict[str, Price | tuple] | list[str] | None) -> 
     return table
 
 
-__all__ = ["DEFAULT_PRICES", "MediaRates", "Price", "media_rates", "parse_price", "price_of", "price_table_with"]
+__all__ = ["DEFAULT_PRICES", "MediaRates", "Price", "default_prices", "media_rates", "parse_price", "price_of", "price_table_with"]

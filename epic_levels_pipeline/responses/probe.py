@@ -9,7 +9,7 @@ server ignored the audio. Requests go straight to the provider (no cache, no ret
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .calls import CallRequest, CallResult, RetryableError, run_blocking
@@ -44,7 +44,6 @@ def probe_clips(folder: Path) -> tuple[Path, Path]:
 def _requests(spec: ModelSpec, caller, clip: Path, silent: Path) -> list[tuple[str, CallRequest | str]]:
     """(route, request or the reason it is skipped) for the three probes."""
     base = dict(caller.generation_settings())
-    gemini = spec.provider == "gemini"
 
     def req(route: str, path: Path | None, condition: str, **settings) -> CallRequest:
         return CallRequest(f"probe/{route}", spec.provider, spec.model, condition, PROBE_PROMPT,
@@ -55,12 +54,25 @@ def _requests(spec: ModelSpec, caller, clip: Path, silent: Path) -> list[tuple[s
         out += [("video", "video = \"none\": this model is sent no video"),
                 ("video+audio", "video = \"none\": this model is sent no video")]
         return out
-    out.append(("video", req("video", silent, "clip") if gemini else req("video", clip, "clip", audio_route="none")))
+    out.append(("video", _without_audio(caller, req("video", clip, "clip"), silent, req)))
     if spec.audio == "none":
         out.append(("video+audio", "audio = \"none\": this model is sent no audio"))
     else:
         out.append(("video+audio", req("video+audio", clip, "clip")))
     return out
+
+
+def _without_audio(caller, full: CallRequest, silent: Path, req) -> CallRequest:
+    """The ``video`` probe: the clip as its caller sends it without audio (its ``without_audio``), else the copy of
+    the clip without an audio track."""
+    without = getattr(caller, "without_audio", None)
+    if without is None:
+        return req("video", silent, "clip")
+    plan = without(full)
+    if plan is None:  # the request sends no audio anyway
+        return full
+    settings, path, sha = plan
+    return replace(req("video", Path(path), "clip", **settings), media_sha256=sha)
 
 
 async def _structured(spec: ModelSpec, caller) -> ProbeResult:
@@ -121,7 +133,7 @@ def probe_model(spec: ModelSpec, caller, folder: Path | None = None) -> list[Pro
                     out.append(ProbeResult(route, "skipped", request))
                 else:
                     out.append(await _send(caller, request))
-            if spec.provider != "gemini":  # Gemini takes its own response_schema: nothing to choose
+            if "structured_output" in spec.facts.takes:  # else (Gemini's response_schema) nothing to choose
                 out.append(await _structured(spec, caller))
             close = getattr(caller, "aclose", None)
             if close is not None:

@@ -72,11 +72,12 @@ class Who:
 def who_of(caller, name: str | None = None) -> Who:
     """A caller's identity (its NAME when given, else ``provider/model``)."""
     from .providers.base import is_loopback
+    from .providers.registry import is_local
 
     provider, model = str(getattr(caller, "provider", "?")), str(getattr(caller, "model", "?"))
     endpoint = str(getattr(caller, "endpoint", ""))
     return Who(provider, name or f"{provider}/{model}", provider, model, endpoint,
-               provider in ("vllm", "sglang") or is_loopback(endpoint))
+               is_loopback(endpoint) or is_local(provider, endpoint))
 
 
 @dataclass

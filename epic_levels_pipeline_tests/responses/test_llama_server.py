@@ -19,7 +19,7 @@ from epic_levels_pipeline.cli.probe import main_probe
 from epic_levels_pipeline.responses.cache import cache_key
 from epic_levels_pipeline.responses.calls import STOP_AFTER, CallRequest, Rejections, run_calls_sync
 from epic_levels_pipeline.responses.models_config import load_models_file
-from epic_levels_pipeline.responses.providers.base import provider_for
+from epic_levels_pipeline.responses.providers.registry import provider_for
 from epic_levels_pipeline.responses.providers.openai_wire import short_message, status_message
 from epic_levels_pipeline.responses.providers.structured import parse_choice
 

@@ -26,9 +26,9 @@ import pytest
 from epic_levels_pipeline.responses.cache import CallCache, cache_key
 from epic_levels_pipeline.responses.calls import CallRequest, CallResult, RetryableError, run_calls_sync
 from epic_levels_pipeline.responses.media import audio_rms, make_test_video, probe, silence_audio
-from epic_levels_pipeline.responses.providers.base import (IDENTITY_SETTING, ProviderIdentity, identify,
-                                                           make_provider, normalise_endpoint, parse_model_name,
-                                                           resolve_api_key, resolve_endpoint)
+from epic_levels_pipeline.responses.providers.base import IDENTITY_SETTING, ProviderIdentity, normalise_endpoint
+from epic_levels_pipeline.responses.providers.registry import (identify, make_provider, parse_model_name,
+                                                               resolve_api_key, resolve_endpoint)
 from epic_levels_pipeline.responses.providers.openai_compat import (OpenAICompatCaller, OpenAICompatSettings,
                                                                     default_settings, json_schema_of,
                                                                     response_format_of, retry_after_seconds)

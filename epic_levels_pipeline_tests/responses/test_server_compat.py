@@ -22,7 +22,7 @@ from epic_levels_pipeline.responses.cache import CallCache, cache_key
 from epic_levels_pipeline.responses.calls import STOP_AFTER, CallRequest, Rejections, run_calls_sync
 from epic_levels_pipeline.responses.media import make_test_video
 from epic_levels_pipeline.responses.models_config import ModelConfigError, load_models_file
-from epic_levels_pipeline.responses.providers.base import provider_for
+from epic_levels_pipeline.responses.providers.registry import provider_for
 from epic_levels_pipeline.responses.providers.structured import parse_choice
 
 from ..fakes.openai_server import LLAMA_CPP_LIST_CONTENT, OpenAITestServer, default_reply, prompt_text

@@ -66,7 +66,7 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from google import genai
@@ -74,15 +74,17 @@ from google.genai import errors, types
 
 from ..cache import CallCache
 from ..calls import CallRequest, CallResult, run_blocking
-from .base import DEFAULT_ENDPOINT as _DEFAULT_ENDPOINTS, api_key_from_env as _key_from_env, identity_of, with_identity
+from . import gemini_pricing, registry
+from .base import identity_of, with_identity
 from .gemini_batch import run_batch
 from .gemini_context import GeminiContextCaching, _ContextCache, _cache_gone
 from .gemini_files import GeminiFiles
+from .gemini_tokens import resolution_name
 from .gemini_wire import _classify, _describe, _empty_reason, _LoopState
 from .structured import JudgeCalls, check_json_reply
 
 API_VERSION = "v1beta"
-DEFAULT_ENDPOINT = _DEFAULT_ENDPOINTS["gemini"]
+DEFAULT_ENDPOINT = "https://generativelanguage.googleapis.com"
 
 def generation_settings(settings: "GeminiSettings") -> dict:
     """The settings that change what the model replies: part of every request (and so of its cache key)."""
@@ -92,7 +94,7 @@ def generation_settings(settings: "GeminiSettings") -> dict:
 
 def api_key_from_env() -> str | None:
     """``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``, else None (blank values count as unset)."""
-    return _key_from_env("gemini")
+    return registry.api_key_from_env("gemini")
 
 
 @dataclass(frozen=True)
@@ -313,12 +315,86 @@ class GeminiCaller(GeminiFiles, GeminiContextCaching, JudgeCalls):
 
 def make(model: str, *, base_url: str | None = None, cache: CallCache | None = None,
          provider: str = "gemini") -> GeminiCaller:
-    """The provider factory (:func:`.base.make_provider`): a caller for ``model`` at ``base_url``."""
+    """A caller for ``model`` at ``base_url`` (:func:`.registry.make_provider`)."""
     return GeminiCaller(GeminiSettings(model=model, base_url=base_url or None), cache)
 
 
 def from_spec(spec, cache: CallCache | None = None, api_key: str | None = None) -> GeminiCaller:
-    """The caller of a models-file entry (:func:`.base.provider_for`): its endpoint and timeout
-    (``media_resolution`` / ``fps`` travel as request settings, :meth:`..models_config.ModelSpec.cache_config`)."""
-    base_url = None if spec.endpoint == _DEFAULT_ENDPOINTS["gemini"] else spec.endpoint
+    """The caller of a models-file entry (:func:`.registry.provider_for`): its endpoint and timeout
+    (``media_resolution`` / ``fps`` travel as request settings, :meth:`GeminiFacts.request_settings`)."""
+    base_url = None if spec.endpoint == DEFAULT_ENDPOINT else spec.endpoint
     return GeminiCaller(GeminiSettings(model=spec.model, base_url=base_url, timeout_s=spec.timeout_s), cache, api_key)
+
+
+def response_schema_of(schema: dict) -> dict:
+    """A JSON Schema (refs inlined) as a Gemini ``Schema`` dict: upper-case types, descriptions kept, properties
+    required and ordered as listed; titles and ``additionalProperties`` dropped (Gemini's Schema does not take
+    them). JSON-serialisable, so it travels in a request's settings and so in its cache key."""
+    out: dict = {"type": str(schema["type"]).upper()}
+    if "description" in schema:
+        out["description"] = schema["description"]
+    if "properties" in schema:
+        out["properties"] = {k: response_schema_of(v) for k, v in schema["properties"].items()}
+        out["required"] = list(schema.get("required") or [])
+        out["property_ordering"] = list(schema["properties"])
+    if "items" in schema:
+        out["items"] = response_schema_of(schema["items"])
+    return out
+
+
+class GeminiFacts(registry.ProviderFacts):
+    """Google's Gemini API: the clip itself is sent with its own audio track (no routes to choose), ``fps`` and
+    ``media_resolution`` are its own request settings, structured output is its ``response_schema``; hosted
+    (never a local server's limits), tier-1 limits and published prices as assumptions."""
+
+    name = "gemini"
+    endpoint_env = "GEMINI_BASE_URL"
+    default_endpoint = DEFAULT_ENDPOINT
+    key_env = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    local = False
+    default_routes = ("native", "in_video")
+    takes = frozenset({"audio", "fps", "media_resolution"})
+    declines = {"video": "the clip itself is sent, with its own audio track",
+                "max_frames": "fps and media_resolution set its sampling",
+                "extra_body": "its requests are no chat-completions body",
+                "structured_output": "it takes its own response_schema"}
+    hosted_rpm = {"gemini-2.5-flash": 1000, "gemini-2.5-flash-lite": 4000, "gemini-2.5-pro": 150, "*": 150}
+    prices = gemini_pricing.PRICES
+    bare_prefix = "gemini"
+
+    def caller(self, spec, cache, api_key):
+        return from_spec(spec, cache, api_key)
+
+    def make(self, model, *, base_url=None, cache=None):
+        return make(model, base_url=base_url, cache=cache)
+
+    def check_entry(self, entry) -> list[tuple[str, str]]:
+        if entry.audio not in (None, "in_video"):
+            return [("audio", "gemini reads the video's own audio track: only \"in_video\" applies")]
+        return []
+
+    def route_notes(self, video, audio):
+        return []  # nothing to choose: the clip is sent with its own track
+
+    def request_settings(self, spec) -> dict:
+        """Gemini's own ``media_resolution`` (the API's name) and ``fps``, when the model sets them."""
+        out = {}
+        if spec.media_resolution:
+            out["media_resolution"] = resolution_name(spec.media_resolution)
+        if spec.fps:
+            out["fps"] = float(spec.fps)
+        return out
+
+    def structured_settings(self, schema: dict, name: str) -> dict:
+        return {"response_schema": response_schema_of(schema)}
+
+    def media_rates(self, spec):
+        return gemini_pricing.media_rates(spec)
+
+    def for_probe(self, caller):
+        """Without context caching: one request per route, so a cache would be a wasted call."""
+        caller.settings = replace(caller.settings, context_cache=False)
+        return caller
+
+
+registry.register(GeminiFacts())

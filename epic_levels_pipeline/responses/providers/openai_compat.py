@@ -68,7 +68,7 @@ Decisions and edge cases:
 * **Tokens and latency.** ``usage.prompt_tokens``, ``usage.completion_tokens`` and
   ``usage.prompt_tokens_details.cached_tokens`` (0 when the server omits them); ``latency_s`` times
   the chat call only, not media preparation.
-* **Keys.** From :func:`.providers.resolve_api_key` (environment only) or the caller; kept in the
+* **Keys.** From :func:`.registry.resolve_api_key` (environment only) or the caller; kept in the
   SDK client, never in a result, route, identity or error text (server messages are scrubbed of
   it). The endpoint comes from the :class:`.providers.ProviderIdentity`.
 * **Model.** ``request.model`` is sent, with a ``provider/`` prefix removed; empty → the
@@ -95,7 +95,8 @@ from ..cache import CallCache
 from ..calls import CallRequest, CallResult, Rejections, RetryableError
 from ..media import MediaError, probe
 from ..media_window import media_window
-from .base import OPENAI_COMPATIBLE, ProviderIdentity, identify, resolve_api_key, with_identity
+from . import openai_pricing, registry
+from .base import ProviderIdentity, with_identity
 from .openai_media import MediaParts, server_fps
 from .openai_wire import (MEDIA_SLOT, STRUCTURED_OUTPUT, chat_body, json_in_text, json_schema_of,
                           response_format_of, retry_after_seconds, schema_instruction, short_message, status_message)
@@ -104,9 +105,9 @@ from .structured import JudgeCalls, check_json_reply
 if TYPE_CHECKING:
     from ..models_config import ModelSpec
 
-__all__ = ["AUDIO_ROUTES", "OpenAICompatCaller", "OpenAICompatSettings", "VIDEO_ROUTES", "check_routes",
-           "default_settings", "from_spec", "json_schema_of", "make", "response_format_of", "retry_after_seconds",
-           "settings_for"]
+__all__ = ["AUDIO_ROUTES", "LocalServerFacts", "OpenAICompatCaller", "OpenAICompatFacts", "OpenAICompatSettings",
+           "VIDEO_ROUTES", "check_routes", "default_settings", "from_spec", "json_schema_of", "make", "response_format_of",
+           "retry_after_seconds", "settings_for"]
 
 VIDEO_ROUTES = ("video_url", "file_url", "frames", "none")
 AUDIO_ROUTES = ("input_audio", "use_audio_in_video", "none")
@@ -168,13 +169,18 @@ AUDIO_OF_CONFIG = {"in_video": "use_audio_in_video", "separate": "input_audio", 
 
 
 def default_settings(identity: ProviderIdentity, **overrides) -> OpenAICompatSettings:
-    """The provider's defaults (never the model's name): OpenAI's API gets frames and ``input_audio``
-    with ``max_completion_tokens``; vLLM and SGLang get ``video_url`` + ``input_audio``. ``overrides`` win."""
-    base: dict = {}
-    if identity.provider == "openai":
-        base = {"video_route": "frames", "audio_route": "input_audio",
-                "max_tokens_field": "max_completion_tokens"}
-    return OpenAICompatSettings(**{**base, **overrides})
+    """The provider's defaults (never the model's name; :attr:`OpenAICompatFacts.settings_defaults`): OpenAI's API
+    gets frames and ``input_audio`` with ``max_completion_tokens``; vLLM and SGLang get ``video_url`` +
+    ``input_audio``. ``overrides`` win."""
+    return OpenAICompatSettings(**{**_facts(identity.provider).settings_defaults, **overrides})
+
+
+def _facts(provider: str) -> "OpenAICompatFacts":
+    facts = registry.get(provider)
+    if not isinstance(facts, OpenAICompatFacts):
+        compatible = [f.name for f in registry.every() if isinstance(f, OpenAICompatFacts)]
+        raise ValueError(f"{provider} is not an OpenAI-compatible provider ({', '.join(compatible)})")
+    return facts
 
 
 def settings_for(spec: "ModelSpec", **overrides) -> OpenAICompatSettings:
@@ -213,20 +219,18 @@ class OpenAICompatCaller(JudgeCalls):
 
     ``identity`` names the provider, model and endpoint (the SDK's ``base_url``); ``settings``
     default to :func:`default_settings` of the identity. ``cache`` is used by :meth:`judge_choice`
-    only. ``api_key`` defaults to :func:`.providers.resolve_api_key` (ValueError when the provider
+    only. ``api_key`` defaults to :func:`.registry.resolve_api_key` (ValueError when the provider
     needs one and none is set). ``name`` is the models file's NAME, which the messages of rejected
     forms name (default: the provider-qualified model name).
     """
 
     def __init__(self, identity: ProviderIdentity, settings: OpenAICompatSettings | None = None,
                  cache: CallCache | None = None, api_key: str | None = None, *, name: str | None = None):
-        if identity.provider not in OPENAI_COMPATIBLE:
-            raise ValueError(f"{identity.name} is not an OpenAI-compatible provider "
-                             "(openai/, vllm/, sglang/)")
+        self.facts = _facts(identity.provider)
         self.identity = identity
         self.settings = settings or default_settings(identity)
         self.cache = cache
-        self._api_key = api_key or resolve_api_key(identity.provider)
+        self._api_key = api_key or registry.resolve_api_key(identity.provider)
         self._loops: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState]" = (
             weakref.WeakKeyDictionary())
         self._media = MediaParts(self.settings.work_dir, self.settings.media_memo_entries)
@@ -240,7 +244,7 @@ class OpenAICompatCaller(JudgeCalls):
                   api_key: str | None = None, **settings) -> "OpenAICompatCaller":
         """A caller for a provider-qualified name such as ``vllm/Qwen/Qwen2.5-Omni-7B``, at
         ``endpoint`` (else the provider's environment variable or default)."""
-        identity = identify(name, endpoint)
+        identity = registry.identify(name, endpoint)
         return cls(identity, default_settings(identity, **settings), cache, api_key)
 
     @property
@@ -440,12 +444,13 @@ class OpenAICompatCaller(JudgeCalls):
         return {"audio_route": "none"}, request.media_path, request.media_sha256
 
     async def reachable(self) -> str | None:
-        """None when the server answers ``/v1/models`` (and, for vLLM / SGLang, lists the model), else why not."""
+        """None when the server answers ``/v1/models`` (and, for a server that serves one model by the name it was
+        given, such as vLLM's and SGLang's, lists the model), else why not."""
         try:
             served = await self.served_models()
         except (RetryableError, ValueError) as exc:
             return str(exc)[:300]
-        if self.provider in ("vllm", "sglang") and self.model not in served:
+        if self.facts.checks_served_model and self.model not in served:
             return (f"the server serves {', '.join(served) or 'no model'}, not {self.model!r} (set model to the "
                     "name given to --served-model-name)")
         return None
@@ -571,13 +576,90 @@ class OpenAICompatCaller(JudgeCalls):
 
 def make(model: str, *, base_url: str | None = None, cache: CallCache | None = None,
          provider: str = "vllm", **settings) -> OpenAICompatCaller:
-    """The provider factory (:func:`.base.make_provider`): a caller for ``provider``/``model`` at
-    ``base_url`` (else the provider's environment variable or default), with the model's default
-    routes (:func:`default_settings`) and ``settings`` overriding them."""
-    return OpenAICompatCaller.for_model(f"{provider}/{model}", base_url, cache, **settings)
+    """A caller for ``provider``/``model`` at ``base_url`` (else the provider's environment variable or default),
+    with the provider's default routes (:func:`default_settings`) and ``settings`` overriding them."""
+    return _facts(provider).caller_class.for_model(f"{provider}/{model}", base_url, cache, **settings)
 
 
 def from_spec(spec: "ModelSpec", cache: CallCache | None = None, api_key: str | None = None) -> OpenAICompatCaller:
-    """The caller of a models-file entry (:func:`.base.provider_for`): its endpoint, routes and timeout."""
+    """The caller of a models-file entry (:func:`.registry.provider_for`): its endpoint, routes and timeout."""
     identity = ProviderIdentity(spec.provider, spec.model, spec.endpoint)
-    return OpenAICompatCaller(identity, settings_for(spec), cache, api_key, name=spec.name)
+    return _facts(spec.provider).caller_class(identity, settings_for(spec), cache, api_key, name=spec.name)
+
+
+class OpenAICompatFacts(registry.ProviderFacts):
+    """A service speaking OpenAI's ``/v1/chat/completions``, answered by :class:`OpenAICompatCaller` (or the
+    subclass :attr:`caller_class` names): its routes are the models file's ``video`` / ``audio``, it takes
+    ``extra_body`` and ``structured_output``, and its media are priced by :mod:`.openai_pricing`."""
+
+    caller_class: type = OpenAICompatCaller
+    settings_defaults: dict = {}  # OpenAICompatSettings fields its callers default to
+
+    def caller(self, spec, cache, api_key):
+        return from_spec(spec, cache, api_key)
+
+    def make(self, model, *, base_url=None, cache=None):
+        return make(model, base_url=base_url, cache=cache, provider=self.name)
+
+    def check_entry(self, entry) -> list[tuple[str, str]]:
+        video = entry.video or self.default_routes[0]
+        out = []
+        if entry.audio == "in_video" and video not in ("video_url", "file_url"):
+            out.append(("audio", f"\"in_video\" reads the video's own track, so it needs video = \"video_url\" "
+                                 f"or \"file_url\" (not {video!r}); use audio = \"separate\""))
+        if video == "none" and (entry.fps is not None or entry.max_frames is not None):
+            out.append(("fps" if entry.fps is not None else "max_frames", "does not apply: video = \"none\""))
+        if video in ("video_url", "file_url") and entry.max_frames is not None and entry.fps is None:
+            out.append(("max_frames", f"with video = {video!r} the server samples the video: set fps too "
+                                      "(max_frames then lowers it so at most that many frames cover a window)"))
+        return out + super().check_entry(entry)
+
+    def media_rates(self, spec):
+        return openai_pricing.media_rates(spec)
+
+
+class OpenAIFacts(OpenAICompatFacts):
+    """OpenAI's API: frames and ``input_audio`` (no video input), ``max_completion_tokens``; its tier-1 limits and
+    published prices as assumptions; a local server when its endpoint is a loopback address."""
+
+    name = "openai"
+    endpoint_env = "OPENAI_BASE_URL"
+    default_endpoint = "https://api.openai.com/v1"
+    key_env = ("OPENAI_API_KEY",)
+    default_routes = ("frames", "separate")
+    settings_defaults = {"video_route": "frames", "audio_route": "input_audio",
+                         "max_tokens_field": "max_completion_tokens"}
+    hosted_rpm = {"gpt-4o": 500, "gpt-4o-mini": 500, "*": 500}
+    prices = openai_pricing.PRICES
+
+
+class LocalServerFacts(OpenAICompatFacts):
+    """A local OpenAI-compatible server (vLLM, SGLang): always local, its endpoint named in the models file, any
+    key accepted, ``video_url`` + ``input_audio`` by default, the served model's name checked before a run."""
+
+    needs_key = False
+    local = True
+    endpoint_required = True
+    checks_served_model = True
+
+    def route_notes(self, video, audio):
+        hint = "; set audio = \"in_video\" for Omni models"
+        return [(key, why + hint if key == "audio" else why) for key, why in super().route_notes(video, audio)]
+
+
+class VLLMFacts(LocalServerFacts):
+    name = "vllm"
+    endpoint_env = "VLLM_BASE_URL"
+    default_endpoint = "http://localhost:8000/v1"
+    key_env = ("VLLM_API_KEY", "OPENAI_API_KEY")
+
+
+class SGLangFacts(LocalServerFacts):
+    name = "sglang"
+    endpoint_env = "SGLANG_BASE_URL"
+    default_endpoint = "http://localhost:30000/v1"
+    key_env = ("SGLANG_API_KEY", "OPENAI_API_KEY")
+
+
+for _facts_of in (OpenAIFacts(), VLLMFacts(), SGLangFacts()):
+    registry.register(_facts_of)

@@ -34,7 +34,7 @@ PRICES: dict[str, Price] = {
 
 def media_rates(spec) -> MediaRates:
     """The media tokens of a resolved model's calls (:class:`..models_config.ModelSpec`)."""
-    hosted = spec.provider == "openai" and not spec.local
+    hosted = not spec.local  # OpenAI's API (a vLLM / SGLang server is always local)
     audio = {"separate": OPENAI_AUDIO_TOKENS_PER_S if hosted else LOCAL_AUDIO_TOKENS_PER_S,
              "in_video": LOCAL_AUDIO_TOKENS_PER_S, "none": 0}[spec.audio]
     audio_route = {"separate": "input_audio", "in_video": "use_audio_in_video", "none": "none"}[spec.audio]
