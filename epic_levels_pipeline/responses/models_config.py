@@ -104,8 +104,8 @@ class ModelEntry(BaseModel):
 
     provider: str = Field(
         description=f"who serves the model: a registered provider — built in: {', '.join(registry.BUILTIN)} (Google's "
-                    "Gemini API, OpenAI's API, a vLLM / SGLang server); a provider module registers others "
-                    "([Extending](../design/extending.md))")
+                    "Gemini API, OpenAI's API, a vLLM / SGLang server); others register from their own module (Models "
+                    "page: Adding a provider)")
     model: str = Field(min_length=1,
         description="the name the service or server answers to (`GET /v1/models` lists it for vLLM / SGLang; the "
                     "server's --served-model-name)")
