@@ -167,6 +167,7 @@ def test_providers_defined_here_answer_a_clip_through_the_whole_graph(graph_copy
     project = graph_copy.project
     make_test_video(project.media / "epic_sounds" / "P09_08.mp4", 80.0)
     monkeypatch.setenv("LOCALECHO_API_KEY", KEY)
+    monkeypatch.setenv("TEXTONLY_API_KEY", KEY)
     monkeypatch.setenv("EPIC_LEVELS_RESPONDERS", "oracle")
     with OpenAITestServer(reply, models=("echo-1", "echo-2"), api_key=KEY) as server:
         base_url = server.base_url
