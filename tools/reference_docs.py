@@ -116,14 +116,16 @@ def _constraints(field) -> str:
 
 
 def models_page() -> str:
-    from epic_levels_pipeline.responses.models_config import MODELS_FILE, ModelEntry
+    from epic_levels_pipeline.responses.models_config import MODELS_FILE, TOP_LEVEL, ModelEntry
 
     lines = [*_header("`epic_levels_pipeline/responses/models_config.py` (`ModelEntry`)"),
              "# Models file reference", "",
-             f"`{MODELS_FILE}` at the project root (or `--model-config FILE`) holds an optional top-level "
-             "`judge = \"NAME\"` and one table `[models.NAME]` per model. Each table takes the keys below; an "
-             "unknown key is an error, and every problem is reported as `FILE: [models.NAME].KEY: message` "
-             "before any call. [Models](../models.md) explains the routes and defaults.", "",
+             f"`{MODELS_FILE}` at the project root (or `--model-config FILE`) holds these top-level keys (any "
+             "other is an error):", "", "| top-level key | meaning |", "|---|---|",
+             *(f"| `{key}` | {cell(meaning)} |" for key, meaning in TOP_LEVEL.items()), "",
+             "Each `[models.NAME]` table takes the keys below; an unknown key is an error, and every problem is "
+             "reported as `FILE: [models.NAME].KEY: message` before any call. [Models](../models.md) explains the "
+             "routes and defaults.", "",
              "| key | type | required | constraints | meaning |", "|---|---|---|---|---|"]
     for name, field in ModelEntry.model_fields.items():
         lines.append(f"| `{name}` | {_type(field.annotation)} | {'yes' if field.is_required() else ''} | "

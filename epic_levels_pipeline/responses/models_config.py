@@ -82,7 +82,15 @@ from .providers.base import normalise_endpoint
 from .providers.registry import is_inline_name, parse_model_name, resolve_endpoint
 
 MODELS_FILE = "models.toml"
-TOP_LEVEL = ("evaluate", "judge", "judges", "models")
+TOP_LEVEL = {  # the models file's top-level keys, with what each means (the reference page lists them)
+    "evaluate": "the declared set: the models every run evaluates — `epic-levels run`, a launch in the UI, the "
+                "sensor's re-run of an edited clip, the schedule (a list of NAMEs or PROVIDER/MODEL; `--models` "
+                "narrows one run without removing the others' rows; only leaving this list removes a model's rows)",
+    "judge": "the model that judges open replies the rules cannot decide (a NAME or PROVIDER/MODEL), or "
+             "\"majority\" with several `judges`",
+    "judges": "every judge asked about the same replies (a list); the verdict is `judge`'s, or the majority's",
+    "models": "one table `[models.NAME]` per model, with the keys below",
+}
 VIDEO = ("video_url", "frames", "file_url", "none")
 AUDIO = ("in_video", "separate", "none")
 DEFAULT_FPS, DEFAULT_MAX_FRAMES, DEFAULT_TIMEOUT_S = 1.0, 32, 120.0

@@ -77,7 +77,7 @@ class TextOnlyCaller:
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": settings.get("response_schema_name", "reply"), "schema": settings["json_schema"]}}
         started = time.monotonic()
-        async with AsyncOpenAI(base_url=self.endpoint, api_key=self._key, max_retries=0) as client:
+        async with AsyncOpenAI(base_url=self.endpoint, api_key=self._key, max_retries=2) as client:
             reply = await client.chat.completions.create(**body)
         return CallResult(request.cache_key, reply.choices[0].message.content, "ok",
                           prompt_tokens=reply.usage.prompt_tokens, output_tokens=reply.usage.completion_tokens,

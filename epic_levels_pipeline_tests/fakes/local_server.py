@@ -52,6 +52,7 @@ class QuietServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # a listen backlog like a real server's (socketserver's 5 refuses bursts of new connections)
     owner: LocalServer
 
 
